@@ -1,0 +1,256 @@
+/**
+ * Every setting Baseplate reads. One table drives parsing, validation, `.env.example`
+ * and log masking, so a new variable is added in exactly one place.
+ */
+export type Parser<T> = (raw: string) => T;
+
+export interface VarSpec<T> {
+  /** Environment variable name. */
+  env: string;
+  description: string;
+  /** Sensitive values are never logged and are masked in `describeConfig`. */
+  sensitive?: boolean;
+  /** Raw default, parsed like a provided value. Absent means required. */
+  default?: string;
+  /** Optional: absent leaves the value undefined instead of failing. */
+  optional?: boolean;
+  parse: Parser<T>;
+}
+
+class ParseError extends Error {}
+
+export const fail = (what: string): never => {
+  throw new ParseError(what);
+};
+export const isParseError = (e: unknown): e is Error => e instanceof ParseError;
+
+export const str: Parser<string> = (raw) => raw;
+
+export const int =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> =>
+  (raw) => {
+    if (!/^-?\d+$/.test(raw)) fail(`must be an integer, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) fail(`must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+
+export const bool: Parser<boolean> = (raw) => {
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  return fail(`must be true or false, got "${raw}"`);
+};
+
+export const oneOf =
+  <T extends string>(...values: T[]): Parser<T> =>
+  (raw) =>
+    (values as string[]).includes(raw)
+      ? (raw as T)
+      : fail(`must be one of ${values.join(', ')}, got "${raw}"`);
+
+export const url =
+  (...protocols: string[]): Parser<string> =>
+  (raw) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      return fail('must be a URL');
+    }
+    if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+      fail(`must use ${protocols.map((p) => `${p}://`).join(' or ')}`);
+    }
+    return raw.replace(/\/+$/, '');
+  };
+
+/** A 32-byte key given as 64 hex characters or base64 (44 characters with padding). */
+export const key32: Parser<Buffer> = (raw) => {
+  const value = raw.trim();
+  const buf = /^[0-9a-fA-F]{64}$/.test(value)
+    ? Buffer.from(value, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(value)
+      ? Buffer.from(value, 'base64')
+      : fail('must be 32 bytes as 64 hex characters or base64 (generate: openssl rand -hex 32)');
+  if (buf.length !== 32) fail('must decode to exactly 32 bytes');
+  return buf;
+};
+
+/** PostgreSQL identifier we create ourselves (database names), kept to a safe alphabet. */
+export const pgName: Parser<string> = (raw) =>
+  /^[a-z_][a-z0-9_]{0,62}$/.test(raw)
+    ? raw
+    : fail('must be lowercase letters, digits and underscores (max 63), starting with a letter');
+
+const spec = <T>(s: VarSpec<T>): VarSpec<T> => s;
+
+export const ENV_SCHEMA = {
+  nodeEnv: spec({
+    env: 'NODE_ENV',
+    description: 'Runtime mode: development, production or test.',
+    default: 'development',
+    parse: oneOf('development', 'production', 'test'),
+  }),
+  logLevel: spec({
+    env: 'LOG_LEVEL',
+    description: 'pino log level.',
+    default: 'info',
+    parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+  }),
+  databaseUrl: spec({
+    env: 'DATABASE_URL',
+    description:
+      'PostgreSQL URL of the control database, as a role that may create databases and roles. `npm start` starts an embedded PostgreSQL when unset.',
+    sensitive: true,
+    parse: url('postgres', 'postgresql'),
+  }),
+  redisUrl: spec({
+    env: 'REDIS_URL',
+    description: 'Redis URL for job queues and cache invalidation.',
+    sensitive: true,
+    default: 'redis://127.0.0.1:6379',
+    parse: url('redis', 'rediss'),
+  }),
+  masterKey: spec({
+    env: 'MASTER_KEY',
+    description:
+      'Encrypts project JWT secrets and passwords at rest; 32 bytes as hex or base64. `npm start` generates one under .data/ when unset.',
+    sensitive: true,
+    parse: key32,
+  }),
+  authenticatorPassword: spec({
+    env: 'AUTHENTICATOR_PASSWORD',
+    description:
+      'Password of the `authenticator` database role the data plane connects as. Derived from MASTER_KEY when unset.',
+    sensitive: true,
+    optional: true,
+    parse: str,
+  }),
+  host: spec({
+    env: 'HOST',
+    description: 'Interface the HTTP servers listen on.',
+    default: '0.0.0.0',
+    parse: str,
+  }),
+  controlPlanePort: spec({
+    env: 'CONTROL_PLANE_PORT',
+    description: 'Port of the control plane (management API, /docs).',
+    default: '3000',
+    parse: int(0, 65535),
+  }),
+  dataPlanePort: spec({
+    env: 'DATA_PLANE_PORT',
+    description: 'Port of the data plane ({base_url}).',
+    default: '8000',
+    parse: int(0, 65535),
+  }),
+  publicUrl: spec({
+    env: 'PUBLIC_URL',
+    description: 'Public base URL of the data plane; project endpoints are <PUBLIC_URL>/projects/<ref>.',
+    default: 'http://localhost:8000',
+    parse: url('http', 'https'),
+  }),
+  controlPlaneUrl: spec({
+    env: 'CONTROL_PLANE_URL',
+    description: 'Public base URL of the control plane (printed at start, used in docs).',
+    default: 'http://localhost:3000',
+    parse: url('http', 'https'),
+  }),
+  projectTemplateDb: spec({
+    env: 'PROJECT_TEMPLATE_DB',
+    description: 'Name of the template database kept at the newest project migration.',
+    default: 'baseplate_project_template',
+    parse: pgName,
+  }),
+  storageDir: spec({
+    env: 'STORAGE_DIR',
+    description: 'Directory for stored files (fs driver), one folder per project.',
+    default: '.data/storage',
+    parse: str,
+  }),
+  functionsDir: spec({
+    env: 'FUNCTIONS_DIR',
+    description: 'Directory for deployed function bundles, one folder per project.',
+    default: '.data/functions',
+    parse: str,
+  }),
+  queuePrefix: spec({
+    env: 'QUEUE_PREFIX',
+    description: 'Prefix of every Redis key and channel Baseplate uses (queues, pub/sub).',
+    default: 'baseplate',
+    parse: (raw) => (/^[a-zA-Z0-9_-]{1,40}$/.test(raw) ? raw : fail('must be 1-40 letters, digits, _ or -')),
+  }),
+  platformTokenTtlS: spec({
+    env: 'PLATFORM_TOKEN_TTL_S',
+    description: 'Lifetime in seconds of control-plane login tokens.',
+    default: '86400',
+    parse: int(60, 30 * 86400),
+  }),
+  sqlStatementTimeoutMs: spec({
+    env: 'SQL_STATEMENT_TIMEOUT_MS',
+    description: 'statement_timeout for POST /v1/projects/{ref}/database/query.',
+    default: '15000',
+    parse: int(100, 600000),
+  }),
+  projectPoolMax: spec({
+    env: 'PROJECT_POOL_MAX',
+    description: 'Connections per project pool in the data plane.',
+    default: '5',
+    parse: int(1, 100),
+  }),
+  projectPoolsMax: spec({
+    env: 'PROJECT_POOLS_MAX',
+    description: 'Project pools kept open at once per data plane; the least recently used closes first.',
+    default: '200',
+    parse: int(1, 100000),
+  }),
+  projectPoolIdleMs: spec({
+    env: 'PROJECT_POOL_IDLE_MS',
+    description: 'A project pool unused this long is closed.',
+    default: '60000',
+    parse: int(1000),
+  }),
+  projectContextTtlMs: spec({
+    env: 'PROJECT_CONTEXT_TTL_MS',
+    description:
+      'Upper bound on how long the data plane caches a project context; pub/sub invalidation usually clears it first.',
+    default: '60000',
+    parse: int(0),
+  }),
+  jobAttempts: spec({
+    env: 'JOB_ATTEMPTS',
+    description: 'Attempts per job before it is marked failed.',
+    default: '5',
+    parse: int(1, 100),
+  }),
+  jobBackoffMs: spec({
+    env: 'JOB_BACKOFF_MS',
+    description: 'First retry delay of a failed job; doubles on each attempt.',
+    default: '1000',
+    parse: int(0),
+  }),
+  jobLockMs: spec({
+    env: 'JOB_LOCK_MS',
+    description:
+      'Job lock duration; a job whose worker died is retried after this long (stalled-job detection).',
+    default: '30000',
+    parse: int(1000),
+  }),
+  provisionStepDelayMs: spec({
+    env: 'PROVISION_STEP_DELAY_MS',
+    description:
+      'Pause between provisioning steps. 0 in normal use; the resilience test uses it to kill a worker mid-job.',
+    default: '0',
+    parse: int(0, 60000),
+  }),
+} satisfies Record<string, VarSpec<unknown>>;
+
+export type EnvSchema = typeof ENV_SCHEMA;
+
+type ValueOf<S> = S extends VarSpec<infer T> ? T : never;
+type IsOptional<S> = S extends { optional: true } ? true : false;
+
+export type AppConfig = Readonly<
+  { [K in keyof EnvSchema as IsOptional<EnvSchema[K]> extends true ? never : K]: ValueOf<EnvSchema[K]> } & {
+    [K in keyof EnvSchema as IsOptional<EnvSchema[K]> extends true ? K : never]?: ValueOf<EnvSchema[K]>;
+  }
+>;

@@ -1,0 +1,79 @@
+import { Pool, PoolClient } from 'pg';
+
+export interface RequestSettings {
+  /** Database role picked by the token's `role` claim (anon, authenticated, service_role). */
+  role: string;
+  /** Verified JWT claims; `role` is always present, as PostgREST guarantees. */
+  claims: Record<string, unknown>;
+  method: string;
+  path: string;
+  /** Schemas for search_path, first one first. */
+  searchPath: string[];
+  /** Lower-cased request headers (no cookies, no credentials beyond what policies may read). */
+  headers?: Record<string, string>;
+  readOnly?: boolean;
+}
+
+export interface RequestContext {
+  client: PoolClient;
+  /** `_platform.schema_version` as seen inside this transaction. */
+  schemaVersion: number;
+  /** Ends the transaction with ROLLBACK instead of COMMIT (Prefer: tx=rollback, failed checks). */
+  markRollback(): void;
+}
+
+const SETTINGS_SQL = `SELECT
+  set_config('search_path', $1, true),
+  set_config('role', $2, true),
+  set_config('request.jwt.claims', $3, true),
+  set_config('request.method', $4, true),
+  set_config('request.path', $5, true),
+  set_config('request.headers', $6, true),
+  (SELECT version FROM _platform.schema_version WHERE id) AS schema_version`;
+
+export const searchPathOf = (schemas: string[]): string =>
+  schemas.map((s) => `"${s.replace(/"/g, '""')}"`).join(', ');
+
+/**
+ * Runs `fn` in one transaction with the request's role and claims set, so Row Level
+ * Security policies see the caller through auth.uid(). Settings and the schema version
+ * travel in one round trip. Commits on success; rolls back on any error or when `fn`
+ * calls `markRollback()`.
+ */
+export async function withRequestTransaction<T>(
+  pool: Pool,
+  settings: RequestSettings,
+  fn: (ctx: RequestContext) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query(settings.readOnly ? 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY' : 'BEGIN');
+    const claims = { ...settings.claims, role: settings.role };
+    const { rows } = await client.query<{ schema_version: string }>(SETTINGS_SQL, [
+      searchPathOf(settings.searchPath),
+      settings.role,
+      JSON.stringify(claims),
+      settings.method,
+      settings.path,
+      JSON.stringify(settings.headers ?? {}),
+    ]);
+    let rollback = false;
+    const result = await fn({
+      client,
+      schemaVersion: Number(rows[0]!.schema_version),
+      markRollback: () => {
+        rollback = true;
+      },
+    });
+    await client.query(rollback ? 'ROLLBACK' : 'COMMIT');
+    return result;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    throw e;
+  } finally {
+    client.release(broken);
+  }
+}
