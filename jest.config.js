@@ -2,7 +2,10 @@
 // e2e (all three apps booted, real HTTP). `npm test` runs all of them.
 const fs = require('node:fs');
 const swc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
-const transform = { '^.+\\.ts$': ['@swc/jest', { ...swc, sourceMaps: 'inline', swcrc: false }] };
+// swc rewrites the @baseplate/* aliases at transform time, which also covers globalSetup
+// (where jest's moduleNameMapper does not apply).
+const jsc = { ...swc.jsc, baseUrl: __dirname, paths: { '@baseplate/*': ['libs/*/src'] } };
+const transform = { '^.+\\.ts$': ['@swc/jest', { ...swc, jsc, sourceMaps: 'inline', swcrc: false }] };
 const moduleNameMapper = { '^@baseplate/([a-z-]+)$': '<rootDir>/libs/$1/src' };
 const common = { rootDir: __dirname, testEnvironment: 'node', transform, moduleNameMapper };
 

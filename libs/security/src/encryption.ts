@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { deriveKey } from '@baseplate/config';
 
 /**
  * Envelope for secrets at rest (project JWT secrets, role passwords, SMTP passwords):
@@ -26,9 +27,4 @@ export class SecretBox {
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
   }
-}
-
-/** Purpose-bound subkey of the master key (HKDF-SHA256). */
-export function deriveKey(masterKey: Buffer, purpose: string, length = 32): Buffer {
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), purpose, length));
 }

@@ -1,0 +1,3 @@
+export * from './entities';
+export * from './control-db.module';
+export * from './project-context-reader';

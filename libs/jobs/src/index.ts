@@ -1,0 +1,3 @@
+export * from './jobs';
+export * from './invalidation';
+export * from './redis';

@@ -1,0 +1,54 @@
+import { JobsOptions } from 'bullmq';
+
+/**
+ * The job contract shared by producers (control plane) and the worker: queue names,
+ * job names, payloads, deterministic ids and retry policy, all in one place.
+ */
+export const QUEUES = {
+  provisioning: 'provisioning',
+} as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export interface ProvisioningPayloads {
+  'create-project': { ref: string };
+  'delete-project': { ref: string };
+  /** `keysVersion` is the version the rotation produces; a retry that finds it reached is done. */
+  'rotate-keys': { ref: string; keysVersion: number };
+  /** `digest` of the project migration set this run brings every database to. */
+  'upgrade-projects': { digest: string };
+}
+export type ProvisioningJobName = keyof ProvisioningPayloads;
+
+/** Every job name, per queue. The worker refuses to start unless each has exactly one handler. */
+export const JOB_NAMES: Record<QueueName, readonly string[]> = {
+  provisioning: ['create-project', 'delete-project', 'rotate-keys', 'upgrade-projects'] satisfies ProvisioningJobName[],
+};
+
+// BullMQ forbids ':' in custom ids, hence the dots.
+export const jobIds = {
+  createProject: (ref: string) => `create-project.${ref}`,
+  deleteProject: (ref: string) => `delete-project.${ref}`,
+  rotateKeys: (ref: string, keysVersion: number) => `rotate-keys.${ref}.${keysVersion}`,
+  upgradeProjects: (digest: string) => `upgrade-projects.${digest}`,
+};
+
+export interface RetryPolicy {
+  attempts: number;
+  backoffMs: number;
+}
+
+/** Retries with exponential backoff; finished jobs are kept a while for inspection. */
+export const defaultJobOptions = (policy: RetryPolicy): JobsOptions => ({
+  attempts: policy.attempts,
+  backoff: { type: 'exponential', delay: policy.backoffMs },
+  removeOnComplete: { age: 24 * 3600, count: 1000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+});
+
+/** Progress of create-project, reported with job.updateProgress and mirrored on the project row. */
+export const CREATE_PROJECT_STEPS = {
+  secretsSealed: 10,
+  databaseCreated: 40,
+  databaseFinished: 80,
+  active: 100,
+} as const;

@@ -1,0 +1,2 @@
+export * from './logging.module';
+export * from './run-app';
