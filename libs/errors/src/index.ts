@@ -1,2 +1,3 @@
 export * from './app-error';
 export * from './http-error-body';
+export * from './platform-exception.filter';

@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Client, DatabaseError, QueryResult } from 'pg';
+import { APP_CONFIG, AppConfig } from '@baseplate/config';
+import { Project } from '@baseplate/control-db';
+import { adminRoleName, connectionUrl } from '@baseplate/database';
+import { Errors } from '@baseplate/errors';
+import { ProjectsService } from './projects.service';
+
+/**
+ * Connections from the control plane into a project database. Each call uses its own
+ * short-lived connection: the SQL endpoint runs arbitrary statements (SET, BEGIN, temp
+ * tables) whose session state must never leak into another request.
+ */
+@Injectable()
+export class ProjectSqlService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  /** As the project's own `<ref>_admin` role, so the caller can do exactly what that role may. */
+  async runAsAdmin(project: Project, sql: string): Promise<Record<string, unknown>[]> {
+    const client = new Client({
+      connectionString: connectionUrl(this.config.databaseUrl, project.dbName, {
+        name: adminRoleName(project.ref),
+        password: this.projects.adminPassword(project),
+      }),
+      // The server cancels a runaway statement; the client-side bound catches a stuck connection.
+      statement_timeout: this.config.sqlStatementTimeoutMs,
+      query_timeout: this.config.sqlStatementTimeoutMs + 5000,
+      application_name: 'baseplate-sql',
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const result = (await client.query(sql)) as QueryResult | QueryResult[];
+      const last = Array.isArray(result) ? result[result.length - 1] : result;
+      return (last?.rows ?? []) as Record<string, unknown>[];
+    } catch (e) {
+      if (e instanceof DatabaseError) throw Errors.sql(e.message, e.code);
+      if (e instanceof Error && /timeout/i.test(e.message)) throw Errors.timeout('The query took too long');
+      throw e;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** As the platform (superuser) for platform-owned tables such as project_secrets. */
+  async withPlatformClient<T>(project: Project, fn: (client: Client) => Promise<T>): Promise<T> {
+    const client = new Client({ connectionString: connectionUrl(this.config.databaseUrl, project.dbName) });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
