@@ -17,6 +17,9 @@ import { CONTROL_ENTITIES } from './entities';
         migrationsRun: false,
         logging: false,
         extra: { max: 10 },
+        // Fail a boot against an unreachable database in seconds, not TypeORM's default ~27 s.
+        retryAttempts: 2,
+        retryDelay: 1000,
       }),
     }),
     TypeOrmModule.forFeature(CONTROL_ENTITIES),

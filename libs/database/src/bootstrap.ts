@@ -8,9 +8,9 @@ import { databaseNameOf, quoteIdent } from './sql';
  * cluster roles exist. Every app runs this at boot; it is cheap when nothing is pending.
  */
 export async function migrateControl(config: AppConfig): Promise<string[]> {
+  await ensureClusterRoles(config.databaseUrl, authenticatorPassword(config));
   return withClient(config.databaseUrl, async (client) => {
     const applied = await runMigrations(client, 'control');
-    await ensureClusterRoles(client, authenticatorPassword(config));
     // Project admin roles may log in; they must never reach the control database.
     await client.query(`REVOKE ALL ON DATABASE ${quoteIdent(databaseNameOf(config.databaseUrl))} FROM PUBLIC`);
     return applied;

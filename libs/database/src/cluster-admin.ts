@@ -22,6 +22,9 @@ const ADMIN_CONNECTION_LIMIT = 20;
 
 export async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
+  // A connection killed between queries (DROP DATABASE ... WITH (FORCE), a server restart)
+  // makes pg emit 'error'; unhandled, that would kill the process. The query fails anyway.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return await fn(client);
@@ -41,12 +44,24 @@ async function databaseExists(client: ClientBase, name: string): Promise<boolean
 }
 
 /** anon, authenticated, service_role (BYPASSRLS), all NOLOGIN; authenticator (LOGIN, NOINHERIT) is granted the three. */
-export async function ensureClusterRoles(client: ClientBase, authenticatorPassword: string): Promise<void> {
+export async function ensureClusterRoles(
+  adminUrl: string,
+  authenticatorPassword: string,
+): Promise<void> {
+  await withClusterLock(adminUrl, ROLES_LOCK_KEY, () =>
+    withClient(adminUrl, (client) => createClusterRoles(client, authenticatorPassword)),
+  );
+}
+
+async function createClusterRoles(
+  client: ClientBase,
+  authenticatorPassword: string,
+): Promise<void> {
   await client.query('BEGIN');
   try {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [ROLES_LOCK_KEY]);
     for (const role of API_ROLES) {
-      if (!(await roleExists(client, role))) await client.query(`CREATE ROLE ${quoteIdent(role)} NOLOGIN NOINHERIT`);
+      if (!(await roleExists(client, role)))
+        await client.query(`CREATE ROLE ${quoteIdent(role)} NOLOGIN NOINHERIT`);
     }
     await client.query('ALTER ROLE service_role BYPASSRLS');
     if (!(await roleExists(client, AUTHENTICATOR_ROLE))) {
@@ -63,13 +78,22 @@ export async function ensureClusterRoles(client: ClientBase, authenticatorPasswo
   }
 }
 
-async function withTemplateLock<T>(client: ClientBase, fn: () => Promise<T>): Promise<T> {
-  await client.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK_KEY]);
-  try {
-    return await fn();
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK_KEY]);
-  }
+/**
+ * Advisory locks are scoped to one database, and several control databases (installations,
+ * test runs) may share a cluster and its roles. Cluster-wide work therefore locks in the
+ * maintenance database, which every cluster has.
+ */
+export const LOCK_DATABASE = 'postgres';
+
+async function withClusterLock<T>(adminUrl: string, key: number, fn: () => Promise<T>): Promise<T> {
+  return withClient(connectionUrl(adminUrl, LOCK_DATABASE), async (lock) => {
+    await lock.query('SELECT pg_advisory_lock($1)', [key]);
+    try {
+      return await fn();
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1)', [key]);
+    }
+  });
 }
 
 /**
@@ -81,22 +105,28 @@ export async function ensureTemplate(
   templateDb: string,
   files: MigrationFile[] = readMigrations('project'),
 ): Promise<string[]> {
-  return withClient(adminUrl, (admin) =>
-    withTemplateLock(admin, async () => {
+  return withClusterLock(adminUrl, TEMPLATE_LOCK_KEY, async () => {
+    await withClient(adminUrl, async (admin) => {
       if (!(await databaseExists(admin, templateDb))) {
         await admin.query(`CREATE DATABASE ${quoteIdent(templateDb)}`);
         await admin.query(`REVOKE ALL ON DATABASE ${quoteIdent(templateDb)} FROM PUBLIC`);
       }
-      return withClient(connectionUrl(adminUrl, templateDb), (tpl) => runMigrations(tpl, 'project', files));
-    }),
-  );
+    });
+    return withClient(connectionUrl(adminUrl, templateDb), (tpl) =>
+      runMigrations(tpl, 'project', files),
+    );
+  });
 }
 
 /** CREATE DATABASE proj_<ref> TEMPLATE <template>, unless it exists already. Returns true if created. */
-export async function createProjectDatabase(adminUrl: string, ref: string, templateDb: string): Promise<boolean> {
+export async function createProjectDatabase(
+  adminUrl: string,
+  ref: string,
+  templateDb: string,
+): Promise<boolean> {
   const db = projectDbName(ref);
-  return withClient(adminUrl, (admin) =>
-    withTemplateLock(admin, async () => {
+  return withClusterLock(adminUrl, TEMPLATE_LOCK_KEY, () =>
+    withClient(adminUrl, async (admin) => {
       if (await databaseExists(admin, db)) return false;
       await admin.query(`CREATE DATABASE ${quoteIdent(db)} TEMPLATE ${quoteIdent(templateDb)}`);
       return true;
@@ -109,27 +139,35 @@ export async function createProjectDatabase(adminUrl: string, ref: string, templ
  * own database only, owner of `public`) and the database-level privileges, which a
  * template copy does not carry over.
  */
-export async function finishProjectDatabase(adminUrl: string, ref: string, adminPassword: string): Promise<void> {
+export async function finishProjectDatabase(
+  adminUrl: string,
+  ref: string,
+  adminPassword: string,
+): Promise<void> {
   const db = quoteIdent(projectDbName(ref));
   const role = quoteIdent(adminRoleName(ref));
-  await withClient(adminUrl, async (admin) => {
-    await admin.query('BEGIN');
-    try {
-      await admin.query('SELECT pg_advisory_xact_lock($1)', [ROLES_LOCK_KEY]);
-      if (!(await roleExists(admin, adminRoleName(ref)))) await admin.query(`CREATE ROLE ${role} LOGIN`);
-      await admin.query(
-        `ALTER ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT ${ADMIN_CONNECTION_LIMIT} PASSWORD ${quoteLiteral(adminPassword)}`,
-      );
-      // Lets the project's SQL `SET ROLE authenticated` to try its own policies.
-      await admin.query(`GRANT anon, authenticated, service_role TO ${role}`);
-      await admin.query(`REVOKE ALL ON DATABASE ${db} FROM PUBLIC`);
-      await admin.query(`GRANT CONNECT, TEMPORARY ON DATABASE ${db} TO ${role}, ${AUTHENTICATOR_ROLE}`);
-      await admin.query('COMMIT');
-    } catch (e) {
-      await admin.query('ROLLBACK');
-      throw e;
-    }
-  });
+  await withClusterLock(adminUrl, ROLES_LOCK_KEY, () =>
+    withClient(adminUrl, async (admin) => {
+      await admin.query('BEGIN');
+      try {
+        if (!(await roleExists(admin, adminRoleName(ref))))
+          await admin.query(`CREATE ROLE ${role} LOGIN`);
+        await admin.query(
+          `ALTER ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT ${ADMIN_CONNECTION_LIMIT} PASSWORD ${quoteLiteral(adminPassword)}`,
+        );
+        // Lets the project's SQL `SET ROLE authenticated` to try its own policies.
+        await admin.query(`GRANT anon, authenticated, service_role TO ${role}`);
+        await admin.query(`REVOKE ALL ON DATABASE ${db} FROM PUBLIC`);
+        await admin.query(
+          `GRANT CONNECT, TEMPORARY ON DATABASE ${db} TO ${role}, ${AUTHENTICATOR_ROLE}`,
+        );
+        await admin.query('COMMIT');
+      } catch (e) {
+        await admin.query('ROLLBACK');
+        throw e;
+      }
+    }),
+  );
   await withClient(connectionUrl(adminUrl, projectDbName(ref)), async (client) => {
     await client.query(`
       BEGIN;
@@ -144,8 +182,14 @@ export async function finishProjectDatabase(adminUrl: string, ref: string, admin
 }
 
 /** Applies pending project migrations to one existing project database. */
-export async function upgradeProjectDatabase(adminUrl: string, ref: string, files?: MigrationFile[]): Promise<string[]> {
-  return withClient(connectionUrl(adminUrl, projectDbName(ref)), (client) => runMigrations(client, 'project', files));
+export async function upgradeProjectDatabase(
+  adminUrl: string,
+  ref: string,
+  files?: MigrationFile[],
+): Promise<string[]> {
+  return withClient(connectionUrl(adminUrl, projectDbName(ref)), (client) =>
+    runMigrations(client, 'project', files),
+  );
 }
 
 /** Drops the project's database (closing its connections) and its admin role. */
