@@ -5,11 +5,15 @@ const swc = JSON.parse(fs.readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 // swc rewrites the @baseplate/* aliases at transform time, which also covers globalSetup
 // (where jest's moduleNameMapper does not apply).
 const jsc = { ...swc.jsc, baseUrl: __dirname, paths: { '@baseplate/*': ['libs/*/src'] } };
-const transform = { '^.+\\.ts$': ['@swc/jest', { ...swc, jsc, sourceMaps: 'inline', swcrc: false }] };
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { ...swc, jsc, sourceMaps: 'inline', swcrc: false }],
+};
 const moduleNameMapper = { '^@baseplate/([a-z-]+)$': '<rootDir>/libs/$1/src' };
 const common = { rootDir: __dirname, testEnvironment: 'node', transform, moduleNameMapper };
 
 module.exports = {
+  // Integration and e2e hooks boot apps and provision projects; jest only reads this globally.
+  testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.spec.ts'] },
     {

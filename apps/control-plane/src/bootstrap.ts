@@ -26,9 +26,15 @@ export async function createControlPlaneApp(config: AppConfig): Promise<NestExpr
     app,
     new DocumentBuilder()
       .setTitle('Baseplate management API')
-      .setDescription('Platform accounts and projects. Shaped like the Supabase Management API where one exists.')
+      .setDescription(
+        'Platform accounts and projects. Shaped like the Supabase Management API where one exists.',
+      )
       .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Login token (POST /v1/login) or personal access token' })
+      .addBearerAuth({
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Login token (POST /v1/login) or personal access token',
+      })
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });

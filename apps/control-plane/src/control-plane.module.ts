@@ -25,7 +25,12 @@ export class ControlPlaneModule {
   static forRoot(config?: AppConfig): DynamicModule {
     return {
       module: ControlPlaneModule,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot('control-plane'), ControlDbModule, PassportModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot('control-plane'),
+        ControlDbModule,
+        PassportModule,
+      ],
       controllers: [
         AccountsController,
         ProjectsController,

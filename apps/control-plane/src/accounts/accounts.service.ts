@@ -28,10 +28,15 @@ export class AccountsService {
     const normalized = email.trim().toLowerCase();
     const passwordHash = await hashPassword(password);
     try {
-      const saved = await this.accounts.save(this.accounts.create({ email: normalized, passwordHash }));
+      const saved = await this.accounts.save(
+        this.accounts.create({ email: normalized, passwordHash }),
+      );
       return { id: saved.id, email: saved.email };
     } catch (e) {
-      if (e instanceof QueryFailedError && (e.driverError as { code?: string }).code === UNIQUE_VIOLATION) {
+      if (
+        e instanceof QueryFailedError &&
+        (e.driverError as { code?: string }).code === UNIQUE_VIOLATION
+      ) {
         throw Errors.emailTaken();
       }
       throw e;
@@ -46,7 +51,9 @@ export class AccountsService {
     return { id: account.id, email: account.email };
   }
 
-  async login(account: AuthenticatedAccount): Promise<{ access_token: string; token_type: 'bearer'; expires_in: number }> {
+  async login(
+    account: AuthenticatedAccount,
+  ): Promise<{ access_token: string; token_type: 'bearer'; expires_in: number }> {
     return {
       access_token: await this.platformTokens.sign(account.id),
       token_type: 'bearer',
@@ -70,9 +77,14 @@ export class AccountsService {
     return account ? { id: account.id, email: account.email } : null;
   }
 
-  async createAccessToken(accountId: string, name: string): Promise<{ id: string; name: string; token: string }> {
+  async createAccessToken(
+    accountId: string,
+    name: string,
+  ): Promise<{ id: string; name: string; token: string }> {
     const token = generatePersonalToken();
-    const saved = await this.tokens.save(this.tokens.create({ accountId, name, tokenHash: sha256Hex(token) }));
+    const saved = await this.tokens.save(
+      this.tokens.create({ accountId, name, tokenHash: sha256Hex(token) }),
+    );
     return { id: saved.id, name: saved.name, token };
   }
 

@@ -44,7 +44,8 @@ export class PasswordGuard extends AuthGuard('password') {
     const body: unknown = context.switchToHttp().getRequest<{ body?: unknown }>().body;
     const b = (body ?? {}) as Record<string, unknown>;
     const missing = ['email', 'password'].filter((k) => typeof b[k] !== 'string' || b[k] === '');
-    if (missing.length) throw Errors.validation(missing.map((k) => `${k} must be a non-empty string`));
+    if (missing.length)
+      throw Errors.validation(missing.map((k) => `${k} must be a non-empty string`));
     return super.canActivate(context);
   }
 }
@@ -57,7 +58,10 @@ export class AccessTokenGuard extends AuthGuard('access-token') {
   }
 
   override canActivate(context: ExecutionContext) {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     return isPublic ? true : super.canActivate(context);
   }
 }

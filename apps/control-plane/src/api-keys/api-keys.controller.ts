@@ -23,7 +23,9 @@ export class ApiKeysController {
 
   @Post('rotate')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Issue a new JWT secret and new keys; the old keys stop working at once' })
+  @ApiOperation({
+    summary: 'Issue a new JWT secret and new keys; the old keys stop working at once',
+  })
   @ApiOkResponse({ type: [ApiKeyResponse] })
   rotate(@CurrentAccount() account: AuthenticatedAccount, @Param('ref') ref: string) {
     return this.keys.rotate(account.id, ref);

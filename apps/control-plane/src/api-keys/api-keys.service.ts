@@ -23,7 +23,10 @@ export class ApiKeysService {
     const secret = this.projects.jwtSecret(project);
     const issuedAt = project.keysIssuedAt ?? Math.floor(project.createdAt.getTime() / 1000);
     return Promise.all(
-      API_KEY_ROLES.map(async (role) => ({ name: role, api_key: await signApiKey(secret, project.ref, role, issuedAt) })),
+      API_KEY_ROLES.map(async (role) => ({
+        name: role,
+        api_key: await signApiKey(secret, project.ref, role, issuedAt),
+      })),
     );
   }
 

@@ -20,7 +20,11 @@ export class AuthConfigController {
   @Patch()
   @ApiOperation({ summary: 'Change auth settings; they apply at once, without a restart' })
   @ApiOkResponse({ type: AuthConfigResponse })
-  update(@CurrentAccount() account: AuthenticatedAccount, @Param('ref') ref: string, @Body() dto: UpdateAuthConfigDto) {
+  update(
+    @CurrentAccount() account: AuthenticatedAccount,
+    @Param('ref') ref: string,
+    @Body() dto: UpdateAuthConfigDto,
+  ) {
     return this.configs.update(account.id, ref, dto);
   }
 }

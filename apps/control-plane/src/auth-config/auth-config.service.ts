@@ -35,10 +35,17 @@ export class AuthConfigService {
     return this.view(await this.load(ref));
   }
 
-  async update(accountId: string, ref: string, dto: UpdateAuthConfigDto): Promise<AuthConfigResponse> {
+  async update(
+    accountId: string,
+    ref: string,
+    dto: UpdateAuthConfigDto,
+  ): Promise<AuthConfigResponse> {
     await this.projects.getOwned(accountId, ref);
     const changes: Partial<ProjectAuthConfig> = {};
-    for (const [wire, prop] of Object.entries(FIELDS) as [keyof AuthConfigResponse, keyof Fields][]) {
+    for (const [wire, prop] of Object.entries(FIELDS) as [
+      keyof AuthConfigResponse,
+      keyof Fields,
+    ][]) {
       const value = dto[wire];
       if (value !== undefined) (changes as Record<string, unknown>)[prop] = value;
     }

@@ -38,7 +38,8 @@ export class ProjectSqlService {
       return (last?.rows ?? []) as Record<string, unknown>[];
     } catch (e) {
       if (e instanceof DatabaseError) throw Errors.sql(e.message, e.code);
-      if (e instanceof Error && /timeout/i.test(e.message)) throw Errors.timeout('The query took too long');
+      if (e instanceof Error && /timeout/i.test(e.message))
+        throw Errors.timeout('The query took too long');
       throw e;
     } finally {
       await client.end().catch(() => undefined);
@@ -47,7 +48,9 @@ export class ProjectSqlService {
 
   /** As the platform (superuser) for platform-owned tables such as project_secrets. */
   async withPlatformClient<T>(project: Project, fn: (client: Client) => Promise<T>): Promise<T> {
-    const client = new Client({ connectionString: connectionUrl(this.config.databaseUrl, project.dbName) });
+    const client = new Client({
+      connectionString: connectionUrl(this.config.databaseUrl, project.dbName),
+    });
     client.on('error', () => undefined);
     await client.connect();
     try {

@@ -38,12 +38,17 @@ export class ProjectsService {
 
   async create(accountId: string, name: string): Promise<Project> {
     const ref = generateProjectRef();
-    const project = await this.dataSource.transaction(async (tx) => {
-      const saved = await tx.save(
-        tx.create(Project, { ref, accountId, name, status: 'COMING_UP', dbName: projectDbName(ref) }),
+    await this.dataSource.transaction(async (tx) => {
+      await tx.save(
+        tx.create(Project, {
+          ref,
+          accountId,
+          name,
+          status: 'COMING_UP',
+          dbName: projectDbName(ref),
+        }),
       );
       await tx.save(tx.create(ProjectAuthConfig, { projectRef: ref }));
-      return saved;
     });
     try {
       await this.queue.createProject(ref);

@@ -18,11 +18,14 @@ import {
 export class ProvisioningQueue implements OnModuleDestroy {
   private readonly redis: Redis;
   private readonly queue: Queue;
-  private events?: QueueEvents;
+  private events?: { listener: QueueEvents; connection: Redis };
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.redis = createRedis(config.redisUrl);
-    this.queue = new Queue(QUEUES.provisioning, { connection: this.redis, prefix: config.queuePrefix });
+    this.queue = new Queue(QUEUES.provisioning, {
+      connection: this.redis,
+      prefix: config.queuePrefix,
+    });
   }
 
   createProject(ref: string): Promise<Job> {
@@ -39,16 +42,24 @@ export class ProvisioningQueue implements OnModuleDestroy {
 
   /** Waits for the worker to finish a job; a job still running after `timeoutMs` is a 504. */
   async waitFor(job: Job, timeoutMs: number): Promise<void> {
-    this.events ??= new QueueEvents(QUEUES.provisioning, {
-      connection: createRedis(this.config.redisUrl),
-      prefix: this.config.queuePrefix,
-    });
-    await this.events.waitUntilReady();
+    if (!this.events) {
+      // QueueEvents blocks on its connection, so it gets its own; BullMQ leaves closing it to us.
+      const connection = createRedis(this.config.redisUrl);
+      this.events = {
+        connection,
+        listener: new QueueEvents(QUEUES.provisioning, {
+          connection,
+          prefix: this.config.queuePrefix,
+        }),
+      };
+    }
+    await this.events.listener.waitUntilReady();
     try {
-      await job.waitUntilFinished(this.events, timeoutMs);
+      await job.waitUntilFinished(this.events.listener, timeoutMs);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      if (/timed out/i.test(message)) throw Errors.timeout('The operation is still running; retry shortly');
+      if (/timed out/i.test(message))
+        throw Errors.timeout('The operation is still running; retry shortly');
       throw e;
     }
   }
@@ -58,15 +69,23 @@ export class ProvisioningQueue implements OnModuleDestroy {
     return publishProjectInvalidation(this.redis, this.config.queuePrefix, ref);
   }
 
-  private add<N extends ProvisioningJobName>(name: N, payload: ProvisioningPayloads[N], jobId: string): Promise<Job> {
+  private add<N extends ProvisioningJobName>(
+    name: N,
+    payload: ProvisioningPayloads[N],
+    jobId: string,
+  ): Promise<Job> {
     return this.queue.add(name, payload, {
-      ...defaultJobOptions({ attempts: this.config.jobAttempts, backoffMs: this.config.jobBackoffMs }),
+      ...defaultJobOptions({
+        attempts: this.config.jobAttempts,
+        backoffMs: this.config.jobBackoffMs,
+      }),
       jobId,
     });
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.events?.close();
+    await this.events?.listener.close();
+    this.events?.connection.disconnect();
     await this.queue.close();
     this.redis.disconnect();
   }

@@ -1,5 +1,22 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseArrayPipe, PipeTransform, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseArrayPipe,
+  PipeTransform,
+  Post,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Errors } from '@baseplate/errors';
 import { AuthenticatedAccount, CurrentAccount } from '../common/current-account.decorator';
 import { SecretDigestResponse, SecretDto } from './dto/secrets.dto';
@@ -16,7 +33,10 @@ const arrayOf = <T>(items: new () => T) =>
 /** ParseArrayPipe would coerce `[1]` to `["1"]`; names must arrive as strings. */
 const names: PipeTransform<unknown, string[]> = {
   transform(value: unknown) {
-    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= 256)) {
+    if (
+      !Array.isArray(value) ||
+      !value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= 256)
+    ) {
       throw Errors.validation(['body must be a JSON array of secret names']);
     }
     return value as string[];
@@ -52,7 +72,11 @@ export class SecretsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete secrets by name' })
   @ApiBody({ schema: { type: 'array', items: { type: 'string' }, example: ['STRIPE_KEY'] } })
-  remove(@CurrentAccount() account: AuthenticatedAccount, @Param('ref') ref: string, @Body(names) body: string[]) {
+  remove(
+    @CurrentAccount() account: AuthenticatedAccount,
+    @Param('ref') ref: string,
+    @Body(names) body: string[],
+  ) {
     return this.secrets.remove(account.id, ref, body);
   }
 }

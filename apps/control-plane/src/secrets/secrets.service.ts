@@ -15,16 +15,27 @@ export class SecretsService {
 
   async list(accountId: string, ref: string): Promise<SecretDigestResponse[]> {
     const project = await this.projects.getActive(accountId, ref);
-    const rows = await this.sql.withPlatformClient(project, async (c) =>
-      (await c.query<{ name: string; value: string }>('SELECT name, value FROM public.project_secrets ORDER BY name')).rows,
+    const rows = await this.sql.withPlatformClient(
+      project,
+      async (c) =>
+        (
+          await c.query<{ name: string; value: string }>(
+            'SELECT name, value FROM public.project_secrets ORDER BY name',
+          )
+        ).rows,
     );
     return rows.map((r) => ({ name: r.name, value: sha256Hex(r.value) }));
   }
 
-  async upsert(accountId: string, ref: string, secrets: { name: string; value: string }[]): Promise<SecretDigestResponse[]> {
+  async upsert(
+    accountId: string,
+    ref: string,
+    secrets: { name: string; value: string }[],
+  ): Promise<SecretDigestResponse[]> {
     if (secrets.length === 0) throw Errors.badRequest('Give at least one secret');
     const names = secrets.map((s) => s.name);
-    if (new Set(names).size !== names.length) throw Errors.badRequest('Each secret name may appear once');
+    if (new Set(names).size !== names.length)
+      throw Errors.badRequest('Each secret name may appear once');
     const project = await this.projects.getActive(accountId, ref);
     await this.sql.withPlatformClient(project, (c) =>
       c.query(
@@ -40,8 +51,15 @@ export class SecretsService {
   async remove(accountId: string, ref: string, names: string[]): Promise<{ deleted: string[] }> {
     if (names.length === 0) throw Errors.badRequest('Give at least one secret name');
     const project = await this.projects.getActive(accountId, ref);
-    const rows = await this.sql.withPlatformClient(project, async (c) =>
-      (await c.query<{ name: string }>('DELETE FROM public.project_secrets WHERE name = ANY($1::text[]) RETURNING name', [names])).rows,
+    const rows = await this.sql.withPlatformClient(
+      project,
+      async (c) =>
+        (
+          await c.query<{ name: string }>(
+            'DELETE FROM public.project_secrets WHERE name = ANY($1::text[]) RETURNING name',
+            [names],
+          )
+        ).rows,
     );
     return { deleted: rows.map((r) => r.name).sort() };
   }

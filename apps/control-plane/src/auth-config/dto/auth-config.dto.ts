@@ -1,5 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, IsUrl, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import {
+  IsBoolean,
+  IsEmail,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
@@ -11,18 +22,27 @@ export class UpdateAuthConfigDto {
   @MaxLength(2048)
   site_url?: string;
 
-  @ApiPropertyOptional({ description: 'Comma-separated redirect URLs allowed besides site_url', example: 'http://localhost:5173/**' })
+  @ApiPropertyOptional({
+    description: 'Comma-separated redirect URLs allowed besides site_url',
+    example: 'http://localhost:5173/**',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(8192)
   uri_allow_list?: string;
 
-  @ApiPropertyOptional({ description: 'true: sign-up answers with a session, no email confirmation' })
+  @ApiPropertyOptional({
+    description: 'true: sign-up answers with a session, no email confirmation',
+  })
   @IsOptional()
   @IsBoolean()
   mailer_autoconfirm?: boolean;
 
-  @ApiPropertyOptional({ description: 'Access token lifetime in seconds', minimum: 30, maximum: 604800 })
+  @ApiPropertyOptional({
+    description: 'Access token lifetime in seconds',
+    minimum: 30,
+    maximum: 604800,
+  })
   @IsOptional()
   @IsInt()
   @Min(30)

@@ -2,7 +2,9 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 
 export class DatabaseQueryDto {
-  @ApiProperty({ example: 'create table todos (id bigint generated always as identity primary key, task text)' })
+  @ApiProperty({
+    example: 'create table todos (id bigint generated always as identity primary key, task text)',
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(1_000_000)

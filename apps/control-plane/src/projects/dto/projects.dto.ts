@@ -12,7 +12,10 @@ export class CreateProjectDto {
 }
 
 export class ProjectResponse {
-  @ApiProperty({ description: 'Project ref: 20 lowercase letters and digits.', example: 'abcdefghij0123456789' })
+  @ApiProperty({
+    description: 'Project ref: 20 lowercase letters and digits.',
+    example: 'abcdefghij0123456789',
+  })
   id!: string;
 
   @ApiProperty() name!: string;
@@ -26,6 +29,10 @@ export class ProjectResponse {
 
   @ApiPropertyOptional({ description: 'Provisioning progress, 0-100.' }) progress?: number;
 
-  @ApiPropertyOptional({ description: 'Why provisioning failed (INIT_FAILED).', nullable: true, type: String })
+  @ApiPropertyOptional({
+    description: 'Why provisioning failed (INIT_FAILED).',
+    nullable: true,
+    type: String,
+  })
   status_reason?: string | null;
 }
