@@ -9,12 +9,22 @@ export default tseslint.config(
   prettier,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': ['error', { allow: ['error'] }],
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/apps/*', '../../apps/*'], message: 'Apps never import apps; libs never import apps.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/apps/*', '../../apps/*'],
+              message: 'Apps never import apps; libs never import apps.',
+            },
+          ],
+        },
       ],
     },
   },

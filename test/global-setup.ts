@@ -17,7 +17,12 @@ export default async function globalSetup(): Promise<void> {
   await withClient(databaseUrl, (c) => c.query(`CREATE DATABASE ${quoteIdent(controlDb)}`));
   const controlUrl = connectionUrl(databaseUrl, controlDb);
   await migrateAll(
-    loadConfig({ DATABASE_URL: controlUrl, MASTER_KEY: TEST_MASTER_KEY, PROJECT_TEMPLATE_DB: templateDb, REDIS_URL: redisUrl }),
+    loadConfig({
+      DATABASE_URL: controlUrl,
+      MASTER_KEY: TEST_MASTER_KEY,
+      PROJECT_TEMPLATE_DB: templateDb,
+      REDIS_URL: redisUrl,
+    }),
   );
   process.env[TEST_ENV.databaseUrl] = controlUrl;
   process.env[TEST_ENV.templateDb] = templateDb;

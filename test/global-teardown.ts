@@ -7,14 +7,18 @@ export default async function globalTeardown(): Promise<void> {
   const controlUrl = process.env[TEST_ENV.databaseUrl];
   const adminUrl = process.env.BASEPLATE_TEST_ADMIN_URL;
   if (!controlUrl || !adminUrl) return;
-  const refs = await withClient(controlUrl, async (c) => (await c.query<{ ref: string }>('SELECT ref FROM projects')).rows.map((r) => r.ref)).catch(() => [] as string[]);
+  const refs = await withClient(controlUrl, async (c) =>
+    (await c.query<{ ref: string }>('SELECT ref FROM projects')).rows.map((r) => r.ref),
+  ).catch(() => [] as string[]);
   await withClient(adminUrl, async (c) => {
     for (const ref of refs) {
       await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(`proj_${ref}`)} WITH (FORCE)`);
       await c.query(`DROP ROLE IF EXISTS ${quoteIdent(`${ref}_admin`)}`);
     }
     await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(databaseNameOf(controlUrl))} WITH (FORCE)`);
-    await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(process.env[TEST_ENV.templateDb]!)} WITH (FORCE)`);
+    await c.query(
+      `DROP DATABASE IF EXISTS ${quoteIdent(process.env[TEST_ENV.templateDb]!)} WITH (FORCE)`,
+    );
   });
   delete process.env[TEST_ENV.databaseUrl];
   await stopTestServices();

@@ -8,7 +8,8 @@ export function deriveKey(masterKey: Buffer, purpose: string, length = 32): Buff
 
 /** Password of the `authenticator` role: AUTHENTICATOR_PASSWORD, else derived from MASTER_KEY. */
 export const authenticatorPassword = (config: AppConfig): string =>
-  config.authenticatorPassword ?? deriveKey(config.masterKey, 'baseplate:authenticator-password').toString('base64url');
+  config.authenticatorPassword ??
+  deriveKey(config.masterKey, 'baseplate:authenticator-password').toString('base64url');
 
 /** HS256 secret of control-plane login tokens. */
 export const platformJwtSecret = (config: AppConfig): Uint8Array =>

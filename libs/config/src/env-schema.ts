@@ -145,7 +145,8 @@ export const ENV_SCHEMA = {
   }),
   publicUrl: spec({
     env: 'PUBLIC_URL',
-    description: 'Public base URL of the data plane; project endpoints are <PUBLIC_URL>/projects/<ref>.',
+    description:
+      'Public base URL of the data plane; project endpoints are <PUBLIC_URL>/projects/<ref>.',
     default: 'http://localhost:8000',
     parse: url('http', 'https'),
   }),
@@ -177,7 +178,8 @@ export const ENV_SCHEMA = {
     env: 'QUEUE_PREFIX',
     description: 'Prefix of every Redis key and channel Baseplate uses (queues, pub/sub).',
     default: 'baseplate',
-    parse: (raw) => (/^[a-zA-Z0-9_-]{1,40}$/.test(raw) ? raw : fail('must be 1-40 letters, digits, _ or -')),
+    parse: (raw) =>
+      /^[a-zA-Z0-9_-]{1,40}$/.test(raw) ? raw : fail('must be 1-40 letters, digits, _ or -'),
   }),
   platformTokenTtlS: spec({
     env: 'PLATFORM_TOKEN_TTL_S',
@@ -199,7 +201,8 @@ export const ENV_SCHEMA = {
   }),
   projectPoolsMax: spec({
     env: 'PROJECT_POOLS_MAX',
-    description: 'Project pools kept open at once per data plane; the least recently used closes first.',
+    description:
+      'Project pools kept open at once per data plane; the least recently used closes first.',
     default: '200',
     parse: int(1, 100000),
   }),
@@ -250,7 +253,13 @@ type ValueOf<S> = S extends VarSpec<infer T> ? T : never;
 type IsOptional<S> = S extends { optional: true } ? true : false;
 
 export type AppConfig = Readonly<
-  { [K in keyof EnvSchema as IsOptional<EnvSchema[K]> extends true ? never : K]: ValueOf<EnvSchema[K]> } & {
-    [K in keyof EnvSchema as IsOptional<EnvSchema[K]> extends true ? K : never]?: ValueOf<EnvSchema[K]>;
+  {
+    [K in keyof EnvSchema as IsOptional<EnvSchema[K]> extends true ? never : K]: ValueOf<
+      EnvSchema[K]
+    >;
+  } & {
+    [K in keyof EnvSchema as IsOptional<EnvSchema[K]> extends true ? K : never]?: ValueOf<
+      EnvSchema[K]
+    >;
   }
 >;

@@ -46,9 +46,15 @@ export function describeConfig(config: AppConfig): Record<string, string> {
 
 /** Renders `.env.example` from the schema, so the file cannot drift from the code. */
 export function renderEnvExample(): string {
-  const lines = ['# Baseplate settings. Generated from libs/config/src/env-schema.ts; do not edit by hand.', ''];
+  const lines = [
+    '# Baseplate settings. Generated from libs/config/src/env-schema.ts; do not edit by hand.',
+    '',
+  ];
   for (const spec of Object.values(ENV_SCHEMA) as VarSpec<unknown>[]) {
-    const flags = [spec.sensitive ? 'sensitive' : '', spec.default === undefined && !spec.optional ? 'required' : '']
+    const flags = [
+      spec.sensitive ? 'sensitive' : '',
+      spec.default === undefined && !spec.optional ? 'required' : '',
+    ]
       .filter(Boolean)
       .join(', ');
     lines.push(`# ${spec.description}${flags ? ` (${flags})` : ''}`);

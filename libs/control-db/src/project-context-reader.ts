@@ -30,7 +30,10 @@ export class ProjectContextReader {
       cluster: string;
       jwt_secret_enc: string | null;
       keys_version: number;
-    }>('SELECT ref, status, db_name, cluster, jwt_secret_enc, keys_version FROM projects WHERE ref = $1', [ref]);
+    }>(
+      'SELECT ref, status, db_name, cluster, jwt_secret_enc, keys_version FROM projects WHERE ref = $1',
+      [ref],
+    );
     const row = rows[0];
     if (!row) return null;
     return {

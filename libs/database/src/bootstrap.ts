@@ -12,13 +12,17 @@ export async function migrateControl(config: AppConfig): Promise<string[]> {
   return withClient(config.databaseUrl, async (client) => {
     const applied = await runMigrations(client, 'control');
     // Project admin roles may log in; they must never reach the control database.
-    await client.query(`REVOKE ALL ON DATABASE ${quoteIdent(databaseNameOf(config.databaseUrl))} FROM PUBLIC`);
+    await client.query(
+      `REVOKE ALL ON DATABASE ${quoteIdent(databaseNameOf(config.databaseUrl))} FROM PUBLIC`,
+    );
     return applied;
   });
 }
 
 /** Control migrations plus the project template (what `npm run migrate` does). */
-export async function migrateAll(config: AppConfig): Promise<{ control: string[]; template: string[] }> {
+export async function migrateAll(
+  config: AppConfig,
+): Promise<{ control: string[]; template: string[] }> {
   const control = await migrateControl(config);
   const template = await ensureTemplate(config.databaseUrl, config.projectTemplateDb);
   return { control, template };

@@ -28,9 +28,12 @@ export function migrationsRoot(start = __dirname): string {
 
 export function readMigrations(kind: MigrationKind, root = migrationsRoot()): MigrationFile[] {
   const dir = join(root, kind);
-  const names = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const names = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   return names.map((name) => {
-    if (!FILE_PATTERN.test(name)) throw new MigrationError(`Migration ${kind}/${name} must be named NNNN-verb-object.sql`);
+    if (!FILE_PATTERN.test(name))
+      throw new MigrationError(`Migration ${kind}/${name} must be named NNNN-verb-object.sql`);
     const sql = readFileSync(join(dir, name), 'utf8');
     return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
   });
@@ -38,7 +41,10 @@ export function readMigrations(kind: MigrationKind, root = migrationsRoot()): Mi
 
 /** One digest of a whole migration set: equal digests mean equal schemas. */
 export const migrationSetDigest = (files: MigrationFile[]): string =>
-  createHash('sha256').update(files.map((f) => `${f.name}:${f.checksum}`).join('\n')).digest('hex').slice(0, 16);
+  createHash('sha256')
+    .update(files.map((f) => `${f.name}:${f.checksum}`).join('\n'))
+    .digest('hex')
+    .slice(0, 16);
 
 const TRACKING = {
   control: { schema: 'public', table: 'schema_migrations' },
@@ -53,7 +59,11 @@ const MIGRATION_LOCK_KEY = 0x62617365; // "base"
  * record, under a session advisory lock so concurrent boots apply each file once.
  * An applied file whose checksum changed is refused: migrations are forward-only.
  */
-export async function runMigrations(client: ClientBase, kind: MigrationKind, files = readMigrations(kind)): Promise<string[]> {
+export async function runMigrations(
+  client: ClientBase,
+  kind: MigrationKind,
+  files = readMigrations(kind),
+): Promise<string[]> {
   const { schema, table } = TRACKING[kind];
   const tracking = `"${schema}"."${table}"`;
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -64,7 +74,9 @@ export async function runMigrations(client: ClientBase, kind: MigrationKind, fil
          name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(),
          CONSTRAINT ${table}_pkey PRIMARY KEY (name))`,
     );
-    const { rows } = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM ${tracking}`);
+    const { rows } = await client.query<{ name: string; checksum: string }>(
+      `SELECT name, checksum FROM ${tracking}`,
+    );
     const applied = new Map(rows.map((r) => [r.name, r.checksum]));
     const done: string[] = [];
     for (const file of files) {
@@ -80,7 +92,10 @@ export async function runMigrations(client: ClientBase, kind: MigrationKind, fil
       await client.query('BEGIN');
       try {
         await client.query(file.sql);
-        await client.query(`INSERT INTO ${tracking} (name, checksum) VALUES ($1, $2)`, [file.name, file.checksum]);
+        await client.query(`INSERT INTO ${tracking} (name, checksum) VALUES ($1, $2)`, [
+          file.name,
+          file.checksum,
+        ]);
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK');

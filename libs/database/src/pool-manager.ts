@@ -41,7 +41,11 @@ export class PoolManager {
       const oldest = this.entries.keys().next().value as string;
       this.close(oldest);
     }
-    const pool = new Pool({ max: this.options.max, idleTimeoutMillis: this.options.idleMs, ...config() });
+    const pool = new Pool({
+      max: this.options.max,
+      idleTimeoutMillis: this.options.idleMs,
+      ...config(),
+    });
     // An idle client losing its connection (database dropped, server restart) must not crash the process.
     pool.on('error', () => undefined);
     this.entries.set(key, { pool, lastUsed: Date.now() });
@@ -72,7 +76,11 @@ export class PoolManager {
 
   sweep(now = Date.now()): void {
     for (const [key, entry] of this.entries) {
-      if (now - entry.lastUsed >= this.options.idleMs && entry.pool.waitingCount === 0 && entry.pool.idleCount === entry.pool.totalCount) {
+      if (
+        now - entry.lastUsed >= this.options.idleMs &&
+        entry.pool.waitingCount === 0 &&
+        entry.pool.idleCount === entry.pool.totalCount
+      ) {
         this.close(key);
       }
     }

@@ -48,7 +48,9 @@ export async function withRequestTransaction<T>(
   const client = await pool.connect();
   let broken = false;
   try {
-    await client.query(settings.readOnly ? 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY' : 'BEGIN');
+    await client.query(
+      settings.readOnly ? 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY' : 'BEGIN',
+    );
     const claims = { ...settings.claims, role: settings.role };
     const { rows } = await client.query<{ schema_version: string }>(SETTINGS_SQL, [
       searchPathOf(settings.searchPath),

@@ -16,7 +16,11 @@ export function quoteLiteral(value: string): string {
 }
 
 /** The same PostgreSQL server, another database (and optionally another user). */
-export function connectionUrl(baseUrl: string, database: string, user?: { name: string; password: string }): string {
+export function connectionUrl(
+  baseUrl: string,
+  database: string,
+  user?: { name: string; password: string },
+): string {
   const url = new URL(baseUrl);
   url.pathname = `/${encodeURIComponent(database)}`;
   if (user) {
@@ -26,4 +30,5 @@ export function connectionUrl(baseUrl: string, database: string, user?: { name: 
   return url.toString();
 }
 
-export const databaseNameOf = (url: string): string => decodeURIComponent(new URL(url).pathname.slice(1)) || 'postgres';
+export const databaseNameOf = (url: string): string =>
+  decodeURIComponent(new URL(url).pathname.slice(1)) || 'postgres';

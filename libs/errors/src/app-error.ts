@@ -49,14 +49,18 @@ const make =
 export const Errors = {
   badRequest: make(ErrorCode.BadRequest, 400),
   validation: (messages: string[]) =>
-    new AppError(ErrorCode.ValidationFailed, 400, messages.join('; '), { details: { errors: messages } }),
+    new AppError(ErrorCode.ValidationFailed, 400, messages.join('; '), {
+      details: { errors: messages },
+    }),
   unauthorized: make(ErrorCode.Unauthorized, 401),
-  invalidCredentials: () => new AppError(ErrorCode.InvalidCredentials, 401, 'Invalid email or password'),
+  invalidCredentials: () =>
+    new AppError(ErrorCode.InvalidCredentials, 401, 'Invalid email or password'),
   forbidden: make(ErrorCode.Forbidden, 403),
   notFound: make(ErrorCode.NotFound, 404),
   routeNotFound: (method: string, path: string) =>
     new AppError(ErrorCode.NotFound, 404, `No route for ${method} ${path}`),
-  projectNotFound: (ref: string) => new AppError(ErrorCode.ProjectNotFound, 404, `Project ${ref} not found`),
+  projectNotFound: (ref: string) =>
+    new AppError(ErrorCode.ProjectNotFound, 404, `Project ${ref} not found`),
   projectNotReady: (ref: string, status: string) =>
     new AppError(ErrorCode.ProjectNotReady, 503, `Project ${ref} is not active (status ${status})`),
   projectNotGiven: () =>
@@ -66,12 +70,14 @@ export const Errors = {
       'No project given: use /projects/<ref>/... or send an apikey or Bearer token of the project',
     ),
   conflict: make(ErrorCode.Conflict, 409),
-  emailTaken: () => new AppError(ErrorCode.EmailTaken, 409, 'An account with this email already exists'),
+  emailTaken: () =>
+    new AppError(ErrorCode.EmailTaken, 409, 'An account with this email already exists'),
   payloadTooLarge: make(ErrorCode.PayloadTooLarge, 413),
   sql: (message: string, sqlstate: string | undefined) =>
     new AppError(ErrorCode.SqlError, 400, message, { details: { sqlstate: sqlstate ?? null } }),
   timeout: make(ErrorCode.Timeout, 504),
-  internal: (cause?: unknown) => new AppError(ErrorCode.Internal, 500, 'Internal server error', { cause }),
+  internal: (cause?: unknown) =>
+    new AppError(ErrorCode.Internal, 500, 'Internal server error', { cause }),
 };
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

@@ -39,7 +39,11 @@ export function toAppError(e: unknown): AppError {
   const h = (e ?? {}) as HttpishError;
   const status = h.statusCode ?? h.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    if (h.type === 'entity.parse.failed' || h.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError) {
+    if (
+      h.type === 'entity.parse.failed' ||
+      h.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+      e instanceof SyntaxError
+    ) {
       return Errors.badRequest('Request body is not valid JSON');
     }
     if (status === 413) return Errors.payloadTooLarge('Request body is too large');

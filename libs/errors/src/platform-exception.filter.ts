@@ -9,16 +9,23 @@ function fromHttpException(e: HttpException, method: string, path: string): AppE
   const response = e.getResponse();
   const message =
     typeof response === 'object' && response && 'message' in response
-      ? ([] as unknown[]).concat((response as { message: unknown }).message).map(String).join('; ')
+      ? ([] as unknown[])
+          .concat((response as { message: unknown }).message)
+          .map(String)
+          .join('; ')
       : e.message;
   if (status === 404 && /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)/.test(message)) {
     return Errors.routeNotFound(method, path);
   }
-  if (status === 401) return Errors.unauthorized(message === 'Unauthorized' ? 'Missing or invalid access token' : message);
+  if (status === 401)
+    return Errors.unauthorized(
+      message === 'Unauthorized' ? 'Missing or invalid access token' : message,
+    );
   if (status === 403) return Errors.forbidden(message);
   if (status === 404) return Errors.notFound(message);
   if (status === 413) return Errors.payloadTooLarge(message);
-  if (status >= 400 && status < 500) return new AppError(Errors.badRequest('').code, status, message);
+  if (status >= 400 && status < 500)
+    return new AppError(Errors.badRequest('').code, status, message);
   return Errors.internal(e);
 }
 
@@ -38,7 +45,10 @@ export class PlatformExceptionFilter implements ExceptionFilter {
     const req = ctx.getRequest<{ method?: string; url?: string }>();
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0]!;
-    const err = exception instanceof HttpException ? fromHttpException(exception, method, path) : toAppError(exception);
+    const err =
+      exception instanceof HttpException
+        ? fromHttpException(exception, method, path)
+        : toAppError(exception);
     if (err.status >= 500) {
       this.logger.error(`${method} ${path} failed: ${describe(err.cause ?? exception)}`);
     }

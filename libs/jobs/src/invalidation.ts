@@ -6,7 +6,11 @@ import Redis from 'ioredis';
  */
 export const invalidationChannel = (prefix: string): string => `${prefix}:project-invalidate`;
 
-export async function publishProjectInvalidation(redis: Redis, prefix: string, ref: string): Promise<void> {
+export async function publishProjectInvalidation(
+  redis: Redis,
+  prefix: string,
+  ref: string,
+): Promise<void> {
   await redis.publish(invalidationChannel(prefix), ref);
 }
 

@@ -21,7 +21,12 @@ export type ProvisioningJobName = keyof ProvisioningPayloads;
 
 /** Every job name, per queue. The worker refuses to start unless each has exactly one handler. */
 export const JOB_NAMES: Record<QueueName, readonly string[]> = {
-  provisioning: ['create-project', 'delete-project', 'rotate-keys', 'upgrade-projects'] satisfies ProvisioningJobName[],
+  provisioning: [
+    'create-project',
+    'delete-project',
+    'rotate-keys',
+    'upgrade-projects',
+  ] satisfies ProvisioningJobName[],
 };
 
 // BullMQ forbids ':' in custom ids, hence the dots.

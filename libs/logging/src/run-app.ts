@@ -9,7 +9,9 @@ export function runApp(name: string, main: () => Promise<unknown>): void {
     if (e instanceof ConfigError) {
       console.error(e.message);
     } else {
-      console.error(`${name} failed to start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      console.error(
+        `${name} failed to start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+      );
     }
     process.exit(1);
   });

@@ -17,4 +17,5 @@ export async function verifyPassword(hash: string, password: string): Promise<bo
  * the same time as a wrong password and the two cannot be told apart.
  */
 let dummyHash: Promise<string> | undefined;
-export const dummyPasswordHash = (): Promise<string> => (dummyHash ??= hashPassword('baseplate-dummy-password'));
+export const dummyPasswordHash = (): Promise<string> =>
+  (dummyHash ??= hashPassword('baseplate-dummy-password'));

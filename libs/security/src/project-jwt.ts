@@ -13,7 +13,12 @@ const secretBytes = (secret: string): Uint8Array => new TextEncoder().encode(sec
  * Signs an API key. HS256 is deterministic, so the same secret and `issuedAt` always
  * yield the same key: keys are derived on demand and never stored.
  */
-export function signApiKey(secret: string, ref: string, role: ApiKeyRole, issuedAt: number): Promise<string> {
+export function signApiKey(
+  secret: string,
+  ref: string,
+  role: ApiKeyRole,
+  issuedAt: number,
+): Promise<string> {
   return new SignJWT({ role, ref })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(JWT_ISSUER)
@@ -35,7 +40,10 @@ export async function verifyProjectJwt(
   secret: string,
 ): Promise<{ ok: true; claims: VerifiedClaims } | { ok: false; reason: VerifyFailure }> {
   try {
-    const { payload } = await jwtVerify(token, secretBytes(secret), { algorithms: ['HS256'], clockTolerance: 30 });
+    const { payload } = await jwtVerify(token, secretBytes(secret), {
+      algorithms: ['HS256'],
+      clockTolerance: 30,
+    });
     return { ok: true, claims: payload as VerifiedClaims };
   } catch (e) {
     return { ok: false, reason: e instanceof joseErrors.JWTExpired ? 'expired' : 'invalid' };
@@ -51,7 +59,9 @@ export function peekClaims(token: string): VerifiedClaims | undefined {
   if (parts.length !== 3) return undefined;
   try {
     const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
-    return claims && typeof claims === 'object' && !Array.isArray(claims) ? (claims as VerifiedClaims) : undefined;
+    return claims && typeof claims === 'object' && !Array.isArray(claims)
+      ? (claims as VerifiedClaims)
+      : undefined;
   } catch {
     return undefined;
   }

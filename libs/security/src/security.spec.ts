@@ -16,7 +16,9 @@ describe('SecretBox', () => {
   it('refuses tampered ciphertext and another master key', () => {
     const sealed = box.seal('s3cret');
     const parts = sealed.split('.');
-    parts[3] = Buffer.from('x' + Buffer.from(parts[3]!, 'base64url').toString('latin1')).toString('base64url');
+    parts[3] = Buffer.from('x' + Buffer.from(parts[3]!, 'base64url').toString('latin1')).toString(
+      'base64url',
+    );
     expect(() => box.open(parts.join('.'))).toThrow();
     expect(() => new SecretBox(Buffer.alloc(32, 2)).open(sealed)).toThrow();
   });
@@ -40,15 +42,23 @@ describe('API keys', () => {
     const k2 = await signApiKey(secret, 'ref1', 'anon', 1_700_000_000);
     expect(k1).toBe(k2);
     const result = await verifyProjectJwt(k1, secret);
-    expect(result).toMatchObject({ ok: true, claims: { role: 'anon', ref: 'ref1', iss: 'baseplate' } });
+    expect(result).toMatchObject({
+      ok: true,
+      claims: { role: 'anon', ref: 'ref1', iss: 'baseplate' },
+    });
   });
 
   it('do not verify under another secret, and a tampered payload fails', async () => {
     const key = await signApiKey(secret, 'ref1', 'service_role', Math.floor(Date.now() / 1000));
     expect(await verifyProjectJwt(key, 'y'.repeat(40))).toEqual({ ok: false, reason: 'invalid' });
     const [h, , s] = key.split('.');
-    const forged = Buffer.from(JSON.stringify({ role: 'service_role', ref: 'other' })).toString('base64url');
-    expect(await verifyProjectJwt(`${h}.${forged}.${s}`, secret)).toEqual({ ok: false, reason: 'invalid' });
+    const forged = Buffer.from(JSON.stringify({ role: 'service_role', ref: 'other' })).toString(
+      'base64url',
+    );
+    expect(await verifyProjectJwt(`${h}.${forged}.${s}`, secret)).toEqual({
+      ok: false,
+      reason: 'invalid',
+    });
     expect(peekClaims(`${h}.${forged}.${s}`)?.ref).toBe('other');
   });
 

@@ -17,10 +17,12 @@ export const randomSecret = (bytes = 32): string => randomBytes(bytes).toString(
 
 /** Prefix that tells personal access tokens from login JWTs at a glance. */
 export const PERSONAL_TOKEN_PREFIX = 'bp_pat_';
-export const generatePersonalToken = (): string => PERSONAL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+export const generatePersonalToken = (): string =>
+  PERSONAL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
 
 /** SHA-256 hex digest; used to store high-entropy tokens and to show secret fingerprints. */
-export const sha256Hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
+export const sha256Hex = (value: string): string =>
+  createHash('sha256').update(value, 'utf8').digest('hex');
 
 export function constantTimeEqual(a: string, b: string): boolean {
   const ab = Buffer.from(a);

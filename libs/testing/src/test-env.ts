@@ -19,7 +19,8 @@ export const TEST_MASTER_KEY = '0'.repeat(63) + '1';
 
 function required(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run this suite through jest (test/global-setup.ts)`);
+  if (!value)
+    throw new Error(`${name} is not set: run this suite through jest (test/global-setup.ts)`);
   return value;
 }
 

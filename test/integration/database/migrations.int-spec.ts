@@ -16,7 +16,11 @@ describe('migration runner', () => {
   const url = () => connectionUrl(adminUrl(), db);
 
   beforeAll(() => withClient(adminUrl(), (c) => c.query(`CREATE DATABASE ${quoteIdent(db)}`)));
-  afterAll(() => withClient(adminUrl(), (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(db)} WITH (FORCE)`)));
+  afterAll(() =>
+    withClient(adminUrl(), (c) =>
+      c.query(`DROP DATABASE IF EXISTS ${quoteIdent(db)} WITH (FORCE)`),
+    ),
+  );
 
   it('applies every control migration once, in order, recording name and checksum', async () => {
     const files = readMigrations('control');
@@ -31,20 +35,32 @@ describe('migration runner', () => {
 
   it('refuses a file edited after it was applied', async () => {
     const files = readMigrations('control');
-    const edited: MigrationFile[] = files.map((f, i) => (i === 0 ? { ...f, checksum: 'f'.repeat(64), sql: f.sql + '\n-- x' } : f));
+    const edited: MigrationFile[] = files.map((f, i) =>
+      i === 0 ? { ...f, checksum: 'f'.repeat(64), sql: f.sql + '\n-- x' } : f,
+    );
     await withClient(url(), async (c) => {
       await expect(runMigrations(c, 'control', edited)).rejects.toThrow(MigrationError);
-      await expect(runMigrations(c, 'control', edited)).rejects.toThrow(/0001-create-accounts.sql was edited/);
+      await expect(runMigrations(c, 'control', edited)).rejects.toThrow(
+        /0001-create-accounts.sql was edited/,
+      );
     });
   });
 
   it('rolls back a failing migration together with its record', async () => {
-    const bad: MigrationFile = { name: '9999-break-things.sql', checksum: 'x', sql: 'CREATE TABLE ok_table (id int); SELECT 1/0;' };
+    const bad: MigrationFile = {
+      name: '9999-break-things.sql',
+      checksum: 'x',
+      sql: 'CREATE TABLE ok_table (id int); SELECT 1/0;',
+    };
     await withClient(url(), async (c) => {
-      await expect(runMigrations(c, 'control', [...readMigrations('control'), bad])).rejects.toThrow(/9999-break-things.sql failed: division by zero/);
+      await expect(
+        runMigrations(c, 'control', [...readMigrations('control'), bad]),
+      ).rejects.toThrow(/9999-break-things.sql failed: division by zero/);
       const { rowCount } = await c.query("SELECT 1 FROM pg_tables WHERE tablename = 'ok_table'");
       expect(rowCount).toBe(0);
-      const recorded = await c.query("SELECT 1 FROM schema_migrations WHERE name = '9999-break-things.sql'");
+      const recorded = await c.query(
+        "SELECT 1 FROM schema_migrations WHERE name = '9999-break-things.sql'",
+      );
       expect(recorded.rowCount).toBe(0);
     });
   });
@@ -54,10 +70,14 @@ describe('migration runner', () => {
     await withClient(adminUrl(), (c) => c.query(`CREATE DATABASE ${quoteIdent(other)}`));
     try {
       const target = connectionUrl(adminUrl(), other);
-      const results = await Promise.all([1, 2, 3].map(() => withClient(target, (c) => runMigrations(c, 'control'))));
+      const results = await Promise.all(
+        [1, 2, 3].map(() => withClient(target, (c) => runMigrations(c, 'control'))),
+      );
       expect(results.flat().sort()).toEqual(readMigrations('control').map((f) => f.name));
     } finally {
-      await withClient(adminUrl(), (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(other)} WITH (FORCE)`));
+      await withClient(adminUrl(), (c) =>
+        c.query(`DROP DATABASE IF EXISTS ${quoteIdent(other)} WITH (FORCE)`),
+      );
     }
   });
 });
@@ -74,14 +94,22 @@ describe('project template', () => {
 
   it('has schemas auth, storage, _platform; auth helpers read request.jwt.claims; DDL bumps the version', async () => {
     await withClient(connectionUrl(adminUrl(), template()), async (c) => {
-      const schemas = await c.query("SELECT nspname FROM pg_namespace WHERE nspname IN ('auth','storage','_platform') ORDER BY 1");
+      const schemas = await c.query(
+        "SELECT nspname FROM pg_namespace WHERE nspname IN ('auth','storage','_platform') ORDER BY 1",
+      );
       expect(schemas.rows.map((r) => r.nspname)).toEqual(['_platform', 'auth', 'storage']);
       await c.query('BEGIN');
       const sub = '6f1c2c1e-8a4e-4a8e-9b1a-0a0b0c0d0e0f';
-      await c.query("SELECT set_config('request.jwt.claims', $1, true)", [JSON.stringify({ sub, role: 'authenticated', email: 'a@b.c' })]);
-      const who = await c.query('SELECT auth.uid() AS uid, auth.role() AS role, auth.jwt() ->> $1 AS email', ['email']);
+      await c.query("SELECT set_config('request.jwt.claims', $1, true)", [
+        JSON.stringify({ sub, role: 'authenticated', email: 'a@b.c' }),
+      ]);
+      const who = await c.query(
+        'SELECT auth.uid() AS uid, auth.role() AS role, auth.jwt() ->> $1 AS email',
+        ['email'],
+      );
       expect(who.rows[0]).toEqual({ uid: sub, role: 'authenticated', email: 'a@b.c' });
-      const before = (await c.query('SELECT version FROM _platform.schema_version')).rows[0].version;
+      const before = (await c.query('SELECT version FROM _platform.schema_version')).rows[0]
+        .version;
       await c.query('CREATE TABLE public.bump_probe (id int)');
       const after = (await c.query('SELECT version FROM _platform.schema_version')).rows[0].version;
       expect(Number(after)).toBeGreaterThan(Number(before));
@@ -93,9 +121,13 @@ describe('project template', () => {
 
   it('keeps project_secrets behind RLS with no policy', async () => {
     await withClient(connectionUrl(adminUrl(), template()), async (c) => {
-      const { rows } = await c.query("SELECT relrowsecurity FROM pg_class WHERE oid = 'public.project_secrets'::regclass");
+      const { rows } = await c.query(
+        "SELECT relrowsecurity FROM pg_class WHERE oid = 'public.project_secrets'::regclass",
+      );
       expect(rows[0].relrowsecurity).toBe(true);
-      const policies = await c.query("SELECT 1 FROM pg_policies WHERE tablename = 'project_secrets'");
+      const policies = await c.query(
+        "SELECT 1 FROM pg_policies WHERE tablename = 'project_secrets'",
+      );
       expect(policies.rowCount).toBe(0);
     });
   });

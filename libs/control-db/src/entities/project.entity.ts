@@ -1,6 +1,18 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, ValueTransformer } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  PrimaryColumn,
+  UpdateDateColumn,
+  ValueTransformer,
+} from 'typeorm';
 
-export const PROJECT_STATUSES = ['COMING_UP', 'ACTIVE_HEALTHY', 'INIT_FAILED', 'GOING_DOWN'] as const;
+export const PROJECT_STATUSES = [
+  'COMING_UP',
+  'ACTIVE_HEALTHY',
+  'INIT_FAILED',
+  'GOING_DOWN',
+] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 
 /** pg returns bigint as a string; Unix seconds fit a JS number comfortably. */
