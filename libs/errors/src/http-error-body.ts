@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { AppError, Errors, isAppError } from './app-error';
+import { AppError, ErrorCode, Errors, isAppError } from './app-error';
 
 /**
  * The platform's JSON error body: `error` is the HTTP reason phrase (so a 401 reads
@@ -29,6 +29,14 @@ interface HttpishError {
   code?: string;
 }
 
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  401: ErrorCode.Unauthorized,
+  403: ErrorCode.Forbidden,
+  404: ErrorCode.NotFound,
+  409: ErrorCode.Conflict,
+  413: ErrorCode.PayloadTooLarge,
+};
+
 /**
  * Maps anything thrown to an AppError. Framework errors that carry a 4xx status
  * (body-parser's malformed JSON, Fastify's content-type errors) keep their status and
@@ -46,8 +54,11 @@ export function toAppError(e: unknown): AppError {
     ) {
       return Errors.badRequest('Request body is not valid JSON');
     }
-    if (status === 413) return Errors.payloadTooLarge('Request body is too large');
-    return Errors.badRequest(h.message ?? 'Bad request');
+    return new AppError(
+      CODE_BY_STATUS[status] ?? ErrorCode.BadRequest,
+      status,
+      h.message ?? 'Bad request',
+    );
   }
   return Errors.internal(e);
 }

@@ -1,0 +1,28 @@
+import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AppConfig, ConfigModule } from '@baseplate/config';
+import { LoggingModule } from '@baseplate/logging';
+import { HealthModule } from './health/health.module';
+import { DataPlaneExceptionFilter } from './http/exception.filter';
+import { ProjectContextModule } from './project-context/project-context.module';
+
+@Module({})
+export class DataPlaneModule {
+  /**
+   * The data plane's root module; `config` is given by tests, else the environment is
+   * parsed. Features (REST, auth, storage, functions) are added to `imports` here.
+   */
+  static forRoot(config?: AppConfig, extraImports: ModuleMetadata['imports'] = []): DynamicModule {
+    return {
+      module: DataPlaneModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot('data-plane'),
+        HealthModule,
+        ProjectContextModule,
+        ...extraImports,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: DataPlaneExceptionFilter }],
+    };
+  }
+}

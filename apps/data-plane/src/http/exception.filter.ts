@@ -1,0 +1,46 @@
+import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
+import { errorBody } from '@baseplate/errors';
+import { sentUrlOf } from '../project-context/project-path';
+import { normalizeError } from './error-mapping';
+
+const pathOf = (url: string): string => url.split('?', 1)[0]!;
+
+// Errors from Nest middleware arrive with the raw request; everything else with Fastify's.
+const rawOf = (request: FastifyRequest | IncomingMessage): IncomingMessage =>
+  'raw' in request ? request.raw : request;
+
+/**
+ * The data plane's one exception filter: every error leaves as JSON with a string
+ * `error` (the HTTP reason phrase), `code` and `message`. It also sees what Fastify
+ * hooks throw (project resolution) and unknown routes, via Nest's Fastify error handler.
+ */
+@Catch()
+export class DataPlaneExceptionFilter implements ExceptionFilter {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @InjectPinoLogger(DataPlaneExceptionFilter.name) private readonly logger: PinoLogger,
+  ) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const raw = rawOf(http.getRequest<FastifyRequest | IncomingMessage>());
+    const method = raw.method ?? 'GET';
+    const path = pathOf(sentUrlOf(raw));
+    const error = normalizeError(exception, method, path);
+    if (error.status >= 500) {
+      this.logger.error({ err: error.cause ?? exception, method, path }, 'Request failed');
+    }
+    const adapter = this.adapterHost.httpAdapter;
+    const response = http.getResponse<FastifyReply | ServerResponse>();
+    if (adapter.isHeadersSent(response)) return;
+    // A handler may have set another type (CSV, a file) before failing; the error is JSON.
+    if (!(response instanceof ServerResponse)) {
+      void response.header('content-type', 'application/json; charset=utf-8');
+    }
+    adapter.reply(response, errorBody(error), error.status);
+  }
+}

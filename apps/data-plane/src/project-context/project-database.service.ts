@@ -1,0 +1,90 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Pool } from 'pg';
+import { APP_CONFIG, AppConfig, authenticatorPassword } from '@baseplate/config';
+import { ProjectContext } from '@baseplate/control-db';
+import {
+  AUTHENTICATOR_ROLE,
+  connectionUrl,
+  PoolManager,
+  RequestContext,
+  RequestSettings,
+  withRequestTransaction,
+} from '@baseplate/database';
+import { Errors } from '@baseplate/errors';
+import { ProjectRequestContext } from './project-request-context';
+
+/** What a feature says about its request; role and claims come from the verified caller. */
+export type ProjectRequestOptions = Omit<RequestSettings, 'role' | 'claims'>;
+
+const DEFAULT_CLUSTER = 'default';
+// Waiting this long for a connection (pool exhausted, server unreachable) fails the request
+// instead of holding it open forever.
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The project databases, as `authenticator`: one lazily opened pool per project, closed
+ * when idle or when the project is invalidated. `withRequest` is the helper the REST
+ * engine, auth and storage run their SQL through.
+ */
+@Injectable()
+export class ProjectDatabaseService implements OnModuleDestroy {
+  private readonly pools: PoolManager;
+  private readonly password: string;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.pools = new PoolManager({
+      max: config.projectPoolMax,
+      maxPools: config.projectPoolsMax,
+      idleMs: config.projectPoolIdleMs,
+    });
+    this.password = authenticatorPassword(config);
+  }
+
+  /** Runs `fn` in one transaction as the caller's role, with its claims and request settings. */
+  withRequest<T>(
+    ctx: ProjectRequestContext,
+    request: ProjectRequestOptions,
+    fn: (tx: RequestContext) => Promise<T>,
+  ): Promise<T> {
+    return withRequestTransaction(
+      this.pool(ctx.context),
+      { ...request, role: ctx.role, claims: ctx.claims },
+      fn,
+    );
+  }
+
+  pool(context: ProjectContext): Pool {
+    // Keyed by ref first so closeProject(ref) finds it; the database name guards against
+    // reusing a pool opened for another database under the same ref.
+    return this.pools.get(`${context.ref}:${context.dbName}`, () => ({
+      connectionString: connectionUrl(this.clusterUrl(context), context.dbName, {
+        name: AUTHENTICATOR_ROLE,
+        password: this.password,
+      }),
+      application_name: 'baseplate-data-plane',
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    }));
+  }
+
+  closeProject(ref: string): void {
+    this.pools.closeMatching(ref);
+  }
+
+  get openPools(): number {
+    return this.pools.size;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.pools.closeAll();
+  }
+
+  private clusterUrl(context: ProjectContext): string {
+    // Only the default cluster exists so far (ARCHITECTURE §11 adds more).
+    if (context.cluster !== DEFAULT_CLUSTER) {
+      throw Errors.internal(
+        new Error(`Project ${context.ref} is on unknown cluster ${context.cluster}`),
+      );
+    }
+    return this.config.databaseUrl;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * bench/provision: time from POST /v1/projects to ACTIVE_HEALTHY, 20 projects one after
+ * another, against two baselines measured in the same run on the same PostgreSQL:
+ *   - naive:  CREATE DATABASE (empty) + apply every project migration (what provisioning
+ *             costs without a template)
+ *   - floor:  CREATE DATABASE ... TEMPLATE alone (the copy our path cannot beat)
+ * Runs on its own control database and template, and drops everything it made.
+ *   DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL, BENCH_PROJECTS (20)
+ */
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { loadConfig } from '@baseplate/config';
+import {
+  connectionUrl,
+  migrateAll,
+  quoteIdent,
+  runMigrations,
+  withClient,
+} from '@baseplate/database';
+import { createControlPlaneApp } from '../apps/control-plane/src/bootstrap';
+import { createDataPlaneApp } from '../apps/data-plane/src/bootstrap';
+import { startWorker } from '../apps/worker/src/bootstrap';
+
+const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const count = Number(process.env.BENCH_PROJECTS ?? 20);
+const id = randomBytes(3).toString('hex');
+const controlDb = `bp_bench_${id}`;
+const templateDb = `bp_bench_${id}_tpl`;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const fmt = (ms: number) => `${ms.toFixed(0).padStart(6)} ms`;
+
+async function json(url: string, init: RequestInit & { token?: string; body?: string } = {}) {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  const res = await fetch(url, { ...init, headers });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function measureBaselines(): Promise<{ naive: number[]; floor: number[] }> {
+  const naive: number[] = [];
+  const floor: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const a = `bp_bench_${id}_naive_${i}`;
+    const b = `bp_bench_${id}_floor_${i}`;
+    let t = performance.now();
+    await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${quoteIdent(a)}`));
+    await withClient(connectionUrl(adminUrl, a), (c) => runMigrations(c, 'project'));
+    naive.push(performance.now() - t);
+    t = performance.now();
+    await withClient(adminUrl, (c) =>
+      c.query(`CREATE DATABASE ${quoteIdent(b)} TEMPLATE ${quoteIdent(templateDb)}`),
+    );
+    floor.push(performance.now() - t);
+    await withClient(adminUrl, async (c) => {
+      await c.query(`DROP DATABASE ${quoteIdent(a)}`);
+      await c.query(`DROP DATABASE ${quoteIdent(b)}`);
+    });
+  }
+  return { naive, floor };
+}
+
+async function main(): Promise<void> {
+  await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${quoteIdent(controlDb)}`));
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: connectionUrl(adminUrl, controlDb),
+    REDIS_URL: redisUrl,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    PROJECT_TEMPLATE_DB: templateDb,
+    QUEUE_PREFIX: `bench-${id}`,
+    HOST: '127.0.0.1',
+    CONTROL_PLANE_PORT: '0',
+    DATA_PLANE_PORT: '0',
+    LOG_LEVEL: 'warn',
+  });
+  await migrateAll(config);
+  const control = await createControlPlaneApp(config);
+  const data = await createDataPlaneApp(config);
+  const worker = await startWorker(config);
+  const base = (await control.getUrl()).replace('[::1]', '127.0.0.1');
+  const refs: string[] = [];
+  try {
+    const email = `bench-${id}@example.com`;
+    await json(`${base}/v1/signup`, {
+      method: 'POST',
+      body: JSON.stringify({ email, password: 'benchmark password' }),
+    });
+    const login = await json(`${base}/v1/login`, {
+      method: 'POST',
+      body: JSON.stringify({ email, password: 'benchmark password' }),
+    });
+    const token = login.body.access_token as string;
+
+    const ours: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t = performance.now();
+      const created = await json(`${base}/v1/projects`, {
+        method: 'POST',
+        token,
+        body: JSON.stringify({ name: `bench ${i}` }),
+      });
+      const ref = created.body.id as string;
+      refs.push(ref);
+      for (;;) {
+        const got = await json(`${base}/v1/projects/${ref}`, { token });
+        if (got.body.status === 'ACTIVE_HEALTHY') break;
+        if (got.body.status === 'INIT_FAILED')
+          throw new Error(`${ref}: ${String(got.body.status_reason)}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      ours.push(performance.now() - t);
+    }
+    const { naive, floor } = await measureBaselines();
+
+    console.log(
+      `bench/provision: ${count} projects, one after another (PostgreSQL at ${new URL(adminUrl).host})`,
+    );
+    console.log('                                         median      worst');
+    console.log(
+      `POST /v1/projects -> ACTIVE_HEALTHY  ${fmt(median(ours))} ${fmt(Math.max(...ours))}`,
+    );
+    console.log(
+      `baseline naive (empty db + migrations)${fmt(median(naive))} ${fmt(Math.max(...naive))}`,
+    );
+    console.log(
+      `baseline floor (CREATE DATABASE TEMPLATE)${fmt(median(floor))} ${fmt(Math.max(...floor))}`,
+    );
+    console.log(
+      `ratio ours / naive: ${(median(ours) / median(naive)).toFixed(2)}   ours / floor: ${(median(ours) / median(floor)).toFixed(2)}`,
+    );
+    console.log(`target: median under 1000 ms -> ${median(ours) < 1000 ? 'met' : 'NOT met'}`);
+  } finally {
+    await Promise.allSettled([control.close(), data.close(), worker.close()]);
+    await withClient(adminUrl, async (c) => {
+      for (const ref of refs) {
+        await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(`proj_${ref}`)} WITH (FORCE)`);
+        await c.query(`DROP ROLE IF EXISTS ${quoteIdent(`${ref}_admin`)}`);
+      }
+      await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(controlDb)} WITH (FORCE)`);
+      await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(templateDb)} WITH (FORCE)`);
+    });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
