@@ -32,13 +32,19 @@ export default tseslint.config(
     // Tests and benchmarks boot the apps they exercise; only apps and libs keep the import rule.
     files: ['scripts/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
     rules: { 'no-console': 'off', 'no-restricted-imports': 'off' },
-  },,
+  },
   {
     // Plain Node scripts that must run before anything is built (npm lifecycle helpers).
     files: ['scripts/**/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
-      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', console: 'readonly', process: 'readonly' },
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        console: 'readonly',
+        process: 'readonly',
+      },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off', 'no-console': 'off' },
   },
