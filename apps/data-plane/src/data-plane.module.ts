@@ -2,6 +2,7 @@ import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@baseplate/config';
 import { LoggingModule } from '@baseplate/logging';
+import { sentUrlOf } from './project-context/project-path';
 import { HealthModule } from './health/health.module';
 import { DataPlaneExceptionFilter } from './http/exception.filter';
 import { ProjectContextModule } from './project-context/project-context.module';
@@ -17,7 +18,7 @@ export class DataPlaneModule {
       module: DataPlaneModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggingModule.forRoot('data-plane'),
+        LoggingModule.forRoot('data-plane', { requestUrl: sentUrlOf }),
         HealthModule,
         ProjectContextModule,
         ...extraImports,

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import { APP_CONFIG, AppConfig } from '@baseplate/config';
 
@@ -20,10 +21,18 @@ export const REDACT_PATHS = [
   '*.refresh_token',
 ];
 
+export interface LoggingOptions {
+  /**
+   * The URL to log for a request. The data plane rewrites `/projects/<ref>/...` before
+   * routing; it passes the URL as sent so log lines keep the project.
+   */
+  requestUrl?: (req: IncomingMessage) => string;
+}
+
 @Module({})
 export class LoggingModule {
   /** pino (through nestjs-pino) with redaction; `service` names the app in every line. */
-  static forRoot(service: string): DynamicModule {
+  static forRoot(service: string, options: LoggingOptions = {}): DynamicModule {
     return {
       module: LoggingModule,
       imports: [
@@ -36,6 +45,9 @@ export class LoggingModule {
               redact: { paths: REDACT_PATHS, censor: '[redacted]' },
               autoLogging: config.nodeEnv !== 'test',
               quietReqLogger: true,
+              ...(options.requestUrl
+                ? { customProps: (req: IncomingMessage) => ({ url: options.requestUrl!(req) }) }
+                : {}),
             },
           }),
         }),
