@@ -30,12 +30,15 @@ interface HttpishError {
 }
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: ErrorCode.BadRequest,
   401: ErrorCode.Unauthorized,
   403: ErrorCode.Forbidden,
   404: ErrorCode.NotFound,
   409: ErrorCode.Conflict,
   413: ErrorCode.PayloadTooLarge,
 };
+
+export const codeForStatus = (status: number): ErrorCode | undefined => CODE_BY_STATUS[status];
 
 /**
  * Maps anything thrown to an AppError. Framework errors that carry a 4xx status

@@ -1,33 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { AppError, Errors } from './app-error';
-import { errorBody, toAppError } from './http-error-body';
-
-/** Nest's own HttpExceptions (guards, pipes, unknown routes) mapped onto the platform's codes. */
-function fromHttpException(e: HttpException, method: string, path: string): AppError {
-  const status = e.getStatus();
-  const response = e.getResponse();
-  const message =
-    typeof response === 'object' && response && 'message' in response
-      ? ([] as unknown[])
-          .concat((response as { message: unknown }).message)
-          .map(String)
-          .join('; ')
-      : e.message;
-  if (status === 404 && /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)/.test(message)) {
-    return Errors.routeNotFound(method, path);
-  }
-  if (status === 401)
-    return Errors.unauthorized(
-      message === 'Unauthorized' ? 'Missing or invalid access token' : message,
-    );
-  if (status === 403) return Errors.forbidden(message);
-  if (status === 404) return Errors.notFound(message);
-  if (status === 413) return Errors.payloadTooLarge(message);
-  if (status >= 400 && status < 500)
-    return new AppError(Errors.badRequest('').code, status, message);
-  return Errors.internal(e);
-}
+import { errorBody } from './http-error-body';
+import { normalizeError } from './normalize-error';
 
 /**
  * The one global filter of an HTTP app: every error leaves as JSON with a string
@@ -45,10 +19,7 @@ export class PlatformExceptionFilter implements ExceptionFilter {
     const req = ctx.getRequest<{ method?: string; url?: string }>();
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0]!;
-    const err =
-      exception instanceof HttpException
-        ? fromHttpException(exception, method, path)
-        : toAppError(exception);
+    const err = normalizeError(exception, method, path);
     if (err.status >= 500) {
       this.logger.error(`${method} ${path} failed: ${describe(err.cause ?? exception)}`);
     }

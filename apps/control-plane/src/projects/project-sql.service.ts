@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Client, DatabaseError, QueryResult } from 'pg';
 import { APP_CONFIG, AppConfig } from '@baseplate/config';
 import { Project } from '@baseplate/control-db';
-import { adminRoleName, connectionUrl } from '@baseplate/database';
+import { adminRoleName, connectionUrl, withClient } from '@baseplate/database';
 import { Errors } from '@baseplate/errors';
 import { ProjectsService } from './projects.service';
 
@@ -47,16 +47,7 @@ export class ProjectSqlService {
   }
 
   /** As the platform (superuser) for platform-owned tables such as project_secrets. */
-  async withPlatformClient<T>(project: Project, fn: (client: Client) => Promise<T>): Promise<T> {
-    const client = new Client({
-      connectionString: connectionUrl(this.config.databaseUrl, project.dbName),
-    });
-    client.on('error', () => undefined);
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+  withPlatformClient<T>(project: Project, fn: (client: Client) => Promise<T>): Promise<T> {
+    return withClient(connectionUrl(this.config.databaseUrl, project.dbName), fn);
   }
 }

@@ -3,9 +3,8 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
-import { errorBody } from '@baseplate/errors';
+import { errorBody, normalizeError } from '@baseplate/errors';
 import { sentUrlOf } from '../project-context/project-path';
-import { normalizeError } from './error-mapping';
 
 const pathOf = (url: string): string => url.split('?', 1)[0]!;
 

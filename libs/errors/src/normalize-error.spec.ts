@@ -4,8 +4,8 @@ import {
   NotFoundException,
   ServiceUnavailableException,
 } from '@nestjs/common';
-import { ErrorCode, Errors } from '@baseplate/errors';
-import { normalizeError } from './error-mapping';
+import { ErrorCode, Errors } from './app-error';
+import { normalizeError } from './normalize-error';
 
 const map = (e: unknown) => normalizeError(e, 'GET', '/projects/x/rest/v1/nope');
 
