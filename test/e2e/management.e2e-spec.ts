@@ -193,6 +193,23 @@ describe('project management endpoints', () => {
       expect(Date.now() - started).toBeLessThan(4000);
     });
 
+    it('stops a statement that lifted its own timeout, and terminates its backend', async () => {
+      const started = Date.now();
+      const res = await request(platform.control, 'POST', path('/database/query'), {
+        token,
+        body: { query: 'set statement_timeout = 0; select pg_sleep(30) as marker_sleep_lifted' },
+      });
+      expect(res.status).toBe(504);
+      expect(res.body.code).toBe('timeout');
+      expect(Date.now() - started).toBeLessThan(5000);
+      const running = await withClient(process.env.BASEPLATE_TEST_ADMIN_URL!, (c) =>
+        c.query(
+          "SELECT 1 FROM pg_stat_activity WHERE query LIKE '%marker_sleep_lifted%' AND pid <> pg_backend_pid()",
+        ),
+      );
+      expect(running.rowCount).toBe(0);
+    });
+
     it('cannot escalate: no superuser, no role creation, no other database', async () => {
       for (const query of [
         'alter role current_user superuser',

@@ -11,6 +11,8 @@ import { ProjectsService } from './projects.service';
  * short-lived connection: the SQL endpoint runs arbitrary statements (SET, BEGIN, temp
  * tables) whose session state must never leak into another request.
  */
+const CLIENT_GRACE_MS = 1000;
+
 @Injectable()
 export class ProjectSqlService {
   constructor(
@@ -25,9 +27,10 @@ export class ProjectSqlService {
         name: adminRoleName(project.ref),
         password: this.projects.adminPassword(project),
       }),
-      // The server cancels a runaway statement; the client-side bound catches a stuck connection.
       statement_timeout: this.config.sqlStatementTimeoutMs,
-      query_timeout: this.config.sqlStatementTimeoutMs + 5000,
+      // The SQL may lift its own statement_timeout (`SET statement_timeout = 0`), so the
+      // client holds a bound of its own and, past it, terminates the backend.
+      query_timeout: this.config.sqlStatementTimeoutMs + CLIENT_GRACE_MS,
       application_name: 'baseplate-sql',
     });
     client.on('error', () => undefined);
@@ -38,12 +41,22 @@ export class ProjectSqlService {
       return (last?.rows ?? []) as Record<string, unknown>[];
     } catch (e) {
       if (e instanceof DatabaseError) throw Errors.sql(e.message, e.code);
-      if (e instanceof Error && /timeout/i.test(e.message))
-        throw Errors.timeout('The query took too long');
+      if (e instanceof Error && /timeout/i.test(e.message)) {
+        await this.terminate(client);
+        throw Errors.timeout('The query took too long and was stopped');
+      }
       throw e;
     } finally {
       await client.end().catch(() => undefined);
     }
+  }
+
+  private async terminate(client: Client): Promise<void> {
+    const pid = (client as Client & { processID?: number }).processID;
+    if (!pid) return;
+    await withClient(this.config.databaseUrl, (admin) =>
+      admin.query('SELECT pg_terminate_backend($1)', [pid]),
+    ).catch(() => undefined);
   }
 
   /** As the platform (superuser) for platform-owned tables such as project_secrets. */
