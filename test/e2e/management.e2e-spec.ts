@@ -101,6 +101,64 @@ describe('project management endpoints', () => {
     });
   });
 
+  describe('secrets against a hostile tenant', () => {
+    it('writes them without superuser rights, so a trigger the tenant planted gains nothing', async () => {
+      // The tenant owns `public`: it can replace project_secrets with a table whose trigger
+      // records who runs it and tries to take over the cluster.
+      const plant = await request(platform.control, 'POST', path('/database/query'), {
+        token,
+        body: {
+          query: `
+            create table public.trigger_log (session_user_name text, current_user_name text, is_super boolean, escalated text);
+            drop table public.project_secrets;
+            create table public.project_secrets (name text primary key, value text not null,
+              created_at timestamptz not null default now(), updated_at timestamptz not null default now());
+            create function public.snoop() returns trigger language plpgsql as $$
+            declare outcome text;
+            begin
+              begin
+                reset role;
+                execute format('alter role %I superuser', session_user);
+                outcome := 'escalated';
+              exception when others then
+                outcome := sqlstate;
+              end;
+              insert into public.trigger_log values (session_user, current_user,
+                (select rolsuper from pg_roles where rolname = current_user), outcome);
+              return new;
+            end $$;
+            create trigger snoop before insert on public.project_secrets for each row execute function public.snoop();
+            select 1 as planted`,
+        },
+      });
+      expect(plant.status).toBe(201);
+
+      const write = await request(platform.control, 'POST', path('/secrets'), {
+        token,
+        body: [{ name: 'BAIT', value: 'x' }],
+      });
+      expect(write.status).toBe(201);
+
+      const log = await request(platform.control, 'POST', path('/database/query'), {
+        token,
+        body: { query: 'select * from public.trigger_log' },
+      });
+      expect(log.body).toEqual([
+        {
+          session_user_name: `${project.ref}_admin`,
+          // The failed block's rollback also undid its RESET ROLE.
+          current_user_name: 'service_role',
+          is_super: false,
+          escalated: '42501',
+        },
+      ]);
+      const supers = await withClient(process.env.BASEPLATE_TEST_ADMIN_URL!, (c) =>
+        c.query('SELECT 1 FROM pg_roles WHERE rolname = $1 AND rolsuper', [`${project.ref}_admin`]),
+      );
+      expect(supers.rowCount).toBe(0);
+    });
+  });
+
   describe('auth config', () => {
     it('has the documented defaults and never returns smtp_pass', async () => {
       const res = await request(platform.control, 'GET', path('/config/auth'), { token });

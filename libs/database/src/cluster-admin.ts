@@ -127,9 +127,14 @@ export async function createProjectDatabase(
   const db = projectDbName(ref);
   return withClusterLock(adminUrl, TEMPLATE_LOCK_KEY, () =>
     withClient(adminUrl, async (admin) => {
-      if (await databaseExists(admin, db)) return false;
-      await admin.query(`CREATE DATABASE ${quoteIdent(db)} TEMPLATE ${quoteIdent(templateDb)}`);
-      return true;
+      const created = !(await databaseExists(admin, db));
+      if (created) {
+        await admin.query(`CREATE DATABASE ${quoteIdent(db)} TEMPLATE ${quoteIdent(templateDb)}`);
+      }
+      // A copy starts with CONNECT for PUBLIC. Close it now (and again on a retry after a
+      // crash right here), not only at the finish, which may fail and leave it open.
+      await admin.query(`REVOKE ALL ON DATABASE ${quoteIdent(db)} FROM PUBLIC`);
+      return created;
     }),
   );
 }

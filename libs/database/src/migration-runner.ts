@@ -68,6 +68,11 @@ export async function runMigrations(
   const tracking = `"${schema}"."${table}"`;
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
   try {
+    // Project migrations run as a superuser inside databases whose `public` the tenant
+    // owns: nothing may resolve through a tenant-writable schema, so every name in them
+    // is schema-qualified and the path holds pg_catalog alone. They must also never write
+    // to tenant-owned tables, whose triggers would run with superuser rights.
+    if (kind === 'project') await client.query("SELECT set_config('search_path', '', false)");
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${tracking} (

@@ -9,6 +9,20 @@ export interface PoolManagerOptions {
   idleMs: number;
 }
 
+const DRAIN_LIMIT_MS = 30_000;
+
+/**
+ * pg's Pool.end() never serves requests already queued in connect(): they would wait out
+ * their connection timeout and fail. Let the queue empty first (bounded), then end.
+ */
+async function drainAndEnd(pool: Pool): Promise<void> {
+  const deadline = Date.now() + DRAIN_LIMIT_MS;
+  while (pool.waitingCount > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  await pool.end().catch(() => undefined);
+}
+
 interface Entry {
   pool: Pool;
   lastUsed: number;
@@ -60,11 +74,12 @@ export class PoolManager {
     return this.entries.has(key);
   }
 
+  /** Forgets the pool at once (new requests get a new one) and ends it once drained. */
   close(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    void entry.pool.end().catch(() => undefined);
+    void drainAndEnd(entry.pool);
   }
 
   /** Closes every pool whose key is `prefix` or starts with `prefix:`. */

@@ -22,6 +22,9 @@ export interface RequestContext {
   markRollback(): void;
 }
 
+// The legacy per-claim settings are blanked for the transaction: auth.uid() reads them
+// first (as Supabase's does), and SQL that set them session-wide on this pooled
+// connection must not hand its value to the next request.
 const SETTINGS_SQL = `SELECT
   set_config('search_path', $1, true),
   set_config('role', $2, true),
@@ -29,7 +32,16 @@ const SETTINGS_SQL = `SELECT
   set_config('request.method', $4, true),
   set_config('request.path', $5, true),
   set_config('request.headers', $6, true),
+  set_config('request.jwt.claim.sub', '', true),
+  set_config('request.jwt.claim.role', '', true),
   (SELECT version FROM _platform.schema_version WHERE id) AS schema_version`;
+
+export class TransactionAbortedError extends Error {
+  override name = 'TransactionAbortedError';
+  constructor() {
+    super('The transaction was aborted by an earlier error and rolled back');
+  }
+}
 
 export const searchPathOf = (schemas: string[]): string =>
   schemas.map((s) => `"${s.replace(/"/g, '""')}"`).join(', ');
@@ -68,7 +80,14 @@ export async function withRequestTransaction<T>(
         rollback = true;
       },
     });
-    await client.query(rollback ? 'ROLLBACK' : 'COMMIT');
+    if (rollback) {
+      await client.query('ROLLBACK');
+    } else {
+      // COMMIT of a transaction an error already aborted answers ROLLBACK, not an error:
+      // `fn` swallowed a failure, and its work is lost, so the request must not succeed.
+      const end = await client.query('COMMIT');
+      if (end.command === 'ROLLBACK') throw new TransactionAbortedError();
+    }
     return result;
   } catch (e) {
     await client.query('ROLLBACK').catch(() => {

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { generateProjectRef } from '@baseplate/security';
 import {
   connectionUrl,
+  createProjectDatabase,
+  dropProjectDatabase,
+  projectDbName,
   MigrationError,
   MigrationFile,
   quoteIdent,
@@ -83,17 +87,22 @@ describe('migration runner', () => {
 });
 
 describe('project template', () => {
-  const template = () => process.env.BASEPLATE_TEST_TEMPLATE_DB!;
+  // A connection to the template itself would make every concurrent CREATE DATABASE ...
+  // TEMPLATE in other suites fail, so these checks read a fresh copy of it.
+  const ref = generateProjectRef();
+  const copy = () => connectionUrl(adminUrl(), projectDbName(ref));
+  beforeAll(() => createProjectDatabase(adminUrl(), ref, process.env.BASEPLATE_TEST_TEMPLATE_DB!));
+  afterAll(() => dropProjectDatabase(adminUrl(), ref));
 
   it('is at the newest project migration', async () => {
-    await withClient(connectionUrl(adminUrl(), template()), async (c) => {
+    await withClient(copy(), async (c) => {
       const { rows } = await c.query('SELECT name FROM _platform.migrations ORDER BY name');
       expect(rows.map((r) => r.name)).toEqual(readMigrations('project').map((f) => f.name));
     });
   });
 
   it('has schemas auth, storage, _platform; auth helpers read request.jwt.claims; DDL bumps the version', async () => {
-    await withClient(connectionUrl(adminUrl(), template()), async (c) => {
+    await withClient(copy(), async (c) => {
       const schemas = await c.query(
         "SELECT nspname FROM pg_namespace WHERE nspname IN ('auth','storage','_platform') ORDER BY 1",
       );
@@ -120,7 +129,7 @@ describe('project template', () => {
   });
 
   it('keeps project_secrets behind RLS with no policy', async () => {
-    await withClient(connectionUrl(adminUrl(), template()), async (c) => {
+    await withClient(copy(), async (c) => {
       const { rows } = await c.query(
         "SELECT relrowsecurity FROM pg_class WHERE oid = 'public.project_secrets'::regclass",
       );

@@ -59,8 +59,31 @@ export class ProjectSqlService {
     ).catch(() => undefined);
   }
 
-  /** As the platform (superuser) for platform-owned tables such as project_secrets. */
-  withPlatformClient<T>(project: Project, fn: (client: Client) => Promise<T>): Promise<T> {
-    return withClient(connectionUrl(this.config.databaseUrl, project.dbName), fn);
+  /**
+   * As `service_role`, for project_secrets. The session belongs to the project's own admin
+   * role, never to a superuser: the tenant owns `public` and can replace the table with one
+   * carrying triggers, and a trigger can RESET ROLE to the session user. This way the worst
+   * it reaches is the tenant's own role.
+   */
+  async asServiceRole<T>(project: Project, fn: (client: Client) => Promise<T>): Promise<T> {
+    const url = connectionUrl(this.config.databaseUrl, project.dbName, {
+      name: adminRoleName(project.ref),
+      password: this.projects.adminPassword(project),
+    });
+    return withClient(url, async (client) => {
+      await client.query('BEGIN');
+      try {
+        await client.query(
+          "SELECT set_config('role', 'service_role', true), set_config('search_path', '', true)",
+        );
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        if (e instanceof DatabaseError) throw Errors.sql(e.message, e.code);
+        throw e;
+      }
+    });
   }
 }

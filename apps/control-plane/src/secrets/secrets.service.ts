@@ -15,7 +15,7 @@ export class SecretsService {
 
   async list(accountId: string, ref: string): Promise<SecretDigestResponse[]> {
     const project = await this.projects.getActive(accountId, ref);
-    const rows = await this.sql.withPlatformClient(
+    const rows = await this.sql.asServiceRole(
       project,
       async (c) =>
         (
@@ -37,7 +37,7 @@ export class SecretsService {
     if (new Set(names).size !== names.length)
       throw Errors.badRequest('Each secret name may appear once');
     const project = await this.projects.getActive(accountId, ref);
-    await this.sql.withPlatformClient(project, (c) =>
+    await this.sql.asServiceRole(project, (c) =>
       c.query(
         `INSERT INTO public.project_secrets (name, value)
          SELECT * FROM unnest($1::text[], $2::text[])
@@ -51,7 +51,7 @@ export class SecretsService {
   async remove(accountId: string, ref: string, names: string[]): Promise<{ deleted: string[] }> {
     if (names.length === 0) throw Errors.badRequest('Give at least one secret name');
     const project = await this.projects.getActive(accountId, ref);
-    const rows = await this.sql.withPlatformClient(
+    const rows = await this.sql.asServiceRole(
       project,
       async (c) =>
         (
