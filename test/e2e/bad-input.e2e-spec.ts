@@ -129,7 +129,108 @@ describe('bad input', () => {
     ],
   ];
 
-  it.each(cases)('%s → %d-class JSON error', async (_label, method, path, opts, status) => {
+  // PATCH config/auth: `null` clears a nullable setting, but these have no "unset" state.
+  const authConfig = () => `/v1/projects/${project.ref}/config/auth`;
+  for (const field of [
+    'site_url',
+    'uri_allow_list',
+    'mailer_autoconfirm',
+    'jwt_exp',
+    'password_min_length',
+  ]) {
+    cases.push([
+      `auth config with ${field}: null`,
+      'PATCH',
+      authConfig,
+      {
+        body: { [field]: null },
+        auth: true,
+      },
+      400,
+    ]);
+  }
+
+  // PostgreSQL refuses NUL in text (22021): wherever a string reaches it, that is a 400.
+  const NUL = 'a\u0000b';
+  cases.push(
+    [
+      'signup with a NUL in the email',
+      'POST',
+      () => '/v1/signup',
+      { body: { email: `nul${NUL}@example.com`, password: 'long enough pw' } },
+      400,
+    ],
+    [
+      'login with a NUL in the email',
+      'POST',
+      () => '/v1/login',
+      { body: { email: `nul${NUL}@example.com`, password: 'long enough pw' } },
+      400,
+    ],
+    [
+      'access token with a NUL in the name',
+      'POST',
+      () => '/v1/access-tokens',
+      { body: { name: NUL }, auth: true },
+      400,
+    ],
+    [
+      'create project with a NUL in the name',
+      'POST',
+      () => '/v1/projects',
+      { body: { name: NUL }, auth: true },
+      400,
+    ],
+    [
+      'secret with a NUL in the value',
+      'POST',
+      () => `/v1/projects/${project.ref}/secrets`,
+      { body: [{ name: 'NUL_VALUE', value: NUL }], auth: true },
+      400,
+    ],
+    [
+      'secret with a NUL in the name',
+      'POST',
+      () => `/v1/projects/${project.ref}/secrets`,
+      { body: [{ name: NUL, value: 'x' }], auth: true },
+      400,
+    ],
+    [
+      'delete secrets with a NUL in a name',
+      'DELETE',
+      () => `/v1/projects/${project.ref}/secrets`,
+      { body: [NUL], auth: true },
+      400,
+    ],
+    [
+      'query with a NUL',
+      'POST',
+      () => `/v1/projects/${project.ref}/database/query`,
+      { body: { query: `select '${NUL}'` }, auth: true },
+      400,
+    ],
+  );
+  for (const field of [
+    'site_url',
+    'uri_allow_list',
+    'smtp_host',
+    'smtp_user',
+    'smtp_admin_email',
+    'smtp_sender_name',
+  ]) {
+    cases.push([
+      `auth config with a NUL in ${field}`,
+      'PATCH',
+      authConfig,
+      {
+        body: { [field]: `https://x.example.com/${NUL}` },
+        auth: true,
+      },
+      400,
+    ]);
+  }
+
+  it.each(cases)('%s', async (_label, method, path, opts, status) => {
     const res = await request(platform.control, method, path(), {
       raw: opts.raw,
       body: opts.body,

@@ -17,6 +17,7 @@ export enum ErrorCode {
   PayloadTooLarge = 'payload_too_large',
   SqlError = 'sql_error',
   Timeout = 'timeout',
+  Unavailable = 'service_unavailable',
   Internal = 'internal_error',
 }
 
@@ -76,8 +77,11 @@ export const Errors = {
   sql: (message: string, sqlstate: string | undefined) =>
     new AppError(ErrorCode.SqlError, 400, message, { details: { sqlstate: sqlstate ?? null } }),
   timeout: make(ErrorCode.Timeout, 504),
-  internal: (cause?: unknown) =>
-    new AppError(ErrorCode.Internal, 500, 'Internal server error', { cause }),
+  /** A dependency (Redis, say) is out of reach: worth retrying, unlike a 500. */
+  unavailable: make(ErrorCode.Unavailable, 503),
+  /** `message` must be safe to show: the cause is logged, never rendered. */
+  internal: (cause?: unknown, message = 'Internal server error') =>
+    new AppError(ErrorCode.Internal, 500, message, { cause }),
 };
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

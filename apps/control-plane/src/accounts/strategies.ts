@@ -1,5 +1,6 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import { Strategy as BearerStrategy } from 'passport-http-bearer';
 import { Strategy as LocalStrategy } from 'passport-local';
@@ -20,14 +21,24 @@ export class PasswordStrategy extends PassportStrategy(LocalStrategy, 'password'
   }
 }
 
+/** The token of an `Authorization: Bearer <token>` header, parsed as passport-http-bearer does. */
+function headerToken(req: Request): string | undefined {
+  const parts = req.headers.authorization?.split(' ') ?? [];
+  return parts.length === 2 && /^Bearer$/i.test(parts[0]!) ? parts[1] : undefined;
+}
+
 /** Every other /v1 route: `Authorization: Bearer <login JWT or personal token>`. */
 @Injectable()
 export class AccessTokenStrategy extends PassportStrategy(BearerStrategy, 'access-token') {
   constructor(private readonly accounts: AccountsService) {
-    super();
+    super({ passReqToCallback: true });
   }
 
-  async validate(token: string): Promise<AuthenticatedAccount> {
+  async validate(req: Request, token: string): Promise<AuthenticatedAccount> {
+    // passport-http-bearer also takes `?access_token=` and a body field; URLs end up in
+    // access logs, proxies and browser history, so only the header is accepted.
+    if (token !== headerToken(req))
+      throw Errors.unauthorized('Send the token as Authorization: Bearer');
     const account = await this.accounts.authenticate(token);
     if (!account) throw Errors.unauthorized('Missing or invalid access token');
     return account;

@@ -38,7 +38,7 @@ export class ApiKeysService {
   async rotate(accountId: string, ref: string): Promise<ApiKeyView[]> {
     const project = await this.projects.getActive(accountId, ref);
     const job = await this.queue.rotateKeys(ref, project.keysVersion + 1);
-    await this.queue.waitFor(job, ROTATION_TIMEOUT_MS);
+    await this.queue.waitFor(job, ROTATION_TIMEOUT_MS, 'Key rotation failed; try again');
     return this.keysOf(await this.projects.getActive(accountId, ref));
   }
 }

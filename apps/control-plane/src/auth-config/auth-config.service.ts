@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ProjectAuthConfig } from '@baseplate/control-db';
@@ -24,6 +24,8 @@ const FIELDS: Record<keyof AuthConfigResponse, keyof Fields> = {
 
 @Injectable()
 export class AuthConfigService {
+  private readonly logger = new Logger(AuthConfigService.name);
+
   constructor(
     @InjectRepository(ProjectAuthConfig) private readonly configs: Repository<ProjectAuthConfig>,
     private readonly projects: ProjectsService,
@@ -54,8 +56,12 @@ export class AuthConfigService {
     }
     if (Object.keys(changes).length > 0) {
       await this.configs.update({ projectRef: ref }, changes);
-      // Auth settings apply at runtime: data planes reload them on their next request.
-      await this.queue.invalidate(ref);
+      // Auth settings apply at runtime: data planes reload them on their next request. The
+      // change is saved either way; without Redis it reaches them when their cached context
+      // expires (PROJECT_CONTEXT_TTL_MS), so a failed publish must not fail the request.
+      await this.queue.invalidate(ref).catch((e: unknown) => {
+        this.logger.warn(`Auth config of ${ref} saved, invalidation not published: ${String(e)}`);
+      });
     }
     return this.view(await this.load(ref));
   }

@@ -4,7 +4,7 @@ import { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@baseplate/config';
 import { Project, ProjectAuthConfig } from '@baseplate/control-db';
 import { projectDbName } from '@baseplate/database';
-import { Errors } from '@baseplate/errors';
+import { Errors, isAppError } from '@baseplate/errors';
 import { generateProjectRef, isProjectRef, SecretBox } from '@baseplate/security';
 import { ProjectResponse } from './dto/projects.dto';
 import { ProvisioningQueue } from './provisioning-queue.service';
@@ -51,12 +51,13 @@ export class ProjectsService {
       await tx.save(tx.create(ProjectAuthConfig, { projectRef: ref }));
     });
     try {
+      // Bounded: with Redis away this fails within seconds and the catch takes the row back.
       await this.queue.createProject(ref);
     } catch (e) {
       // Without its job the project would wait forever: take the row back and say so.
       await this.projects.delete({ ref });
       this.logger.error(`Could not enqueue create-project for ${ref}: ${(e as Error).message}`);
-      throw Errors.internal(e);
+      throw isAppError(e) ? e : Errors.internal(e);
     }
     return (await this.projects.findOneBy({ ref }))!;
   }

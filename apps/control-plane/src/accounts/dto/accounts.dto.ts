@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsNotEmpty, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 
 export class SignupDto {
   @ApiProperty({ example: 'ada@example.com', maxLength: 254 })
@@ -31,6 +31,7 @@ export class CreateAccessTokenDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(64)
+  @Matches(/^[^\p{Cc}]+$/u, { message: 'name must not contain control characters' })
   name!: string;
 }
 

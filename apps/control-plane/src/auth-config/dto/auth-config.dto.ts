@@ -3,7 +3,6 @@ import {
   IsBoolean,
   IsEmail,
   IsInt,
-  IsOptional,
   IsString,
   IsUrl,
   Max,
@@ -14,10 +13,19 @@ import {
 
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
-/** PATCH body: every field optional; `null` clears an SMTP field. */
+/**
+ * For settings that cannot be cleared: every value sent is validated, so `null` is refused.
+ * @IsOptional() would let `null` through to a NOT NULL column (a 500).
+ */
+const IfPresent = () => ValidateIf((_o, v) => v !== undefined);
+
+/** Validates a field that is present and not null: for settings that `null` clears. */
+const IfSet = () => ValidateIf((_o, v) => v !== null && v !== undefined);
+
+/** PATCH body: every field optional; `null` clears an SMTP field and is refused elsewhere. */
 export class UpdateAuthConfigDto {
   @ApiPropertyOptional({ example: 'https://app.example.com' })
-  @IsOptional()
+  @IfPresent()
   @IsUrl(URL_OPTIONS)
   @MaxLength(2048)
   site_url?: string;
@@ -26,7 +34,7 @@ export class UpdateAuthConfigDto {
     description: 'Comma-separated redirect URLs allowed besides site_url',
     example: 'http://localhost:5173/**',
   })
-  @IsOptional()
+  @IfPresent()
   @IsString()
   @MaxLength(8192)
   uri_allow_list?: string;
@@ -34,7 +42,7 @@ export class UpdateAuthConfigDto {
   @ApiPropertyOptional({
     description: 'true: sign-up answers with a session, no email confirmation',
   })
-  @IsOptional()
+  @IfPresent()
   @IsBoolean()
   mailer_autoconfirm?: boolean;
 
@@ -43,51 +51,51 @@ export class UpdateAuthConfigDto {
     minimum: 30,
     maximum: 604800,
   })
-  @IsOptional()
+  @IfPresent()
   @IsInt()
   @Min(30)
   @Max(604800)
   jwt_exp?: number;
 
   @ApiPropertyOptional({ minimum: 6, maximum: 128 })
-  @IsOptional()
+  @IfPresent()
   @IsInt()
   @Min(6)
   @Max(128)
   password_min_length?: number;
 
   @ApiPropertyOptional({ nullable: true, type: String })
-  @ValidateIf((_o, v) => v !== null && v !== undefined)
+  @IfSet()
   @IsString()
   @MaxLength(255)
   smtp_host?: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: Number, minimum: 1, maximum: 65535 })
-  @ValidateIf((_o, v) => v !== null && v !== undefined)
+  @IfSet()
   @IsInt()
   @Min(1)
   @Max(65535)
   smtp_port?: number | null;
 
   @ApiPropertyOptional({ nullable: true, type: String })
-  @ValidateIf((_o, v) => v !== null && v !== undefined)
+  @IfSet()
   @IsString()
   @MaxLength(255)
   smtp_user?: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: String, description: 'Write-only: never returned' })
-  @ValidateIf((_o, v) => v !== null && v !== undefined)
+  @IfSet()
   @IsString()
   @MaxLength(1024)
   smtp_pass?: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: String })
-  @ValidateIf((_o, v) => v !== null && v !== undefined)
+  @IfSet()
   @IsEmail()
   smtp_admin_email?: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: String })
-  @ValidateIf((_o, v) => v !== null && v !== undefined)
+  @IfSet()
   @IsString()
   @MaxLength(255)
   smtp_sender_name?: string | null;
