@@ -10,7 +10,10 @@ describe('project management endpoints', () => {
   const path = (suffix: string) => `/v1/projects/${project.ref}${suffix}`;
 
   beforeAll(async () => {
-    platform = await bootPlatform({ SQL_STATEMENT_TIMEOUT_MS: '300' });
+    platform = await bootPlatform({
+      SQL_STATEMENT_TIMEOUT_MS: '300',
+      SQL_RESULT_MAX_BYTES: '65536',
+    });
     ({ token } = await platform.newAccount());
     project = await platform.newProject(token);
   });
@@ -238,6 +241,46 @@ describe('project management endpoints', () => {
         sqlstate: '42P01',
       });
       expect(res.body.message).toContain('no_such_table');
+    });
+
+    it('answers the rows of the last statement only', async () => {
+      const cases: [string, unknown][] = [
+        ['select 1 as a; select 2 as b', [{ b: 2 }]],
+        ['select 1 as a; create temp table scratch (x int)', []],
+        ['select x from generate_series(1, 3) x where x > 5', []],
+        ["select 'a' as s union all select 'b'", [{ s: 'a' }, { s: 'b' }]],
+      ];
+      for (const [query, rows] of cases) {
+        const res = await request(platform.control, 'POST', path('/database/query'), {
+          token,
+          body: { query },
+        });
+        expect(res.status).toBe(201);
+        expect(res.body).toEqual(rows);
+      }
+    });
+
+    it('refuses a result larger than SQL_RESULT_MAX_BYTES and stops the query', async () => {
+      const res = await request(platform.control, 'POST', path('/database/query'), {
+        token,
+        body: {
+          query: "select repeat('x', 1000) as marker_big_result from generate_series(1, 100000)",
+        },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(/larger than 65536 bytes/);
+      const running = await withClient(process.env.BASEPLATE_TEST_ADMIN_URL!, (c) =>
+        c.query(
+          "SELECT 1 FROM pg_stat_activity WHERE query LIKE '%marker_big_result%' AND pid <> pg_backend_pid()",
+        ),
+      );
+      expect(running.rowCount).toBe(0);
+      // An earlier statement's large result does not count against the last one.
+      const small = await request(platform.control, 'POST', path('/database/query'), {
+        token,
+        body: { query: "select repeat('x', 1000) from generate_series(1, 50); select 1 as ok" },
+      });
+      expect(small.body).toEqual([{ ok: 1 }]);
     });
 
     it('cancels a statement that outlives the timeout', async () => {

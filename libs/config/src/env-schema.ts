@@ -193,6 +193,13 @@ export const ENV_SCHEMA = {
     default: '15000',
     parse: int(100, 600000),
   }),
+  sqlResultMaxBytes: spec({
+    env: 'SQL_RESULT_MAX_BYTES',
+    description:
+      'Largest result (as JSON) that POST /v1/projects/{ref}/database/query returns; a larger one is stopped and refused.',
+    default: String(20 * 1024 * 1024),
+    parse: int(1024),
+  }),
   projectPoolMax: spec({
     env: 'PROJECT_POOL_MAX',
     description: 'Connections per project pool in the data plane.',

@@ -157,7 +157,9 @@ export class WorkerTestKit {
       async () => {
         const job = await this.queue.getJob(jobId);
         const state = job ? await job.getState() : undefined;
-        return job && states.includes(state as JobState) ? job : undefined;
+        // The job may have finished between the two reads: read it again so its fields
+        // (returnvalue, counters) match the state.
+        return job && states.includes(state as JobState) ? this.queue.getJob(jobId) : undefined;
       },
       timeoutMs,
     );

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Client, DatabaseError, QueryResult } from 'pg';
+import { Client, DatabaseError, Query } from 'pg';
 import { APP_CONFIG, AppConfig } from '@baseplate/config';
 import { Project } from '@baseplate/control-db';
 import { adminRoleName, connectionUrl, withClient } from '@baseplate/database';
@@ -12,6 +12,9 @@ import { ProjectsService } from './projects.service';
  * tables) whose session state must never leak into another request.
  */
 const CLIENT_GRACE_MS = 1000;
+
+class ResultTooLargeError extends Error {}
+class ClientTimeoutError extends Error {}
 
 @Injectable()
 export class ProjectSqlService {
@@ -28,27 +31,75 @@ export class ProjectSqlService {
         password: this.projects.adminPassword(project),
       }),
       statement_timeout: this.config.sqlStatementTimeoutMs,
-      // The SQL may lift its own statement_timeout (`SET statement_timeout = 0`), so the
-      // client holds a bound of its own and, past it, terminates the backend.
-      query_timeout: this.config.sqlStatementTimeoutMs + CLIENT_GRACE_MS,
       application_name: 'baseplate-sql',
     });
     client.on('error', () => undefined);
     try {
       await client.connect();
-      const result = (await client.query(sql)) as QueryResult | QueryResult[];
-      const last = Array.isArray(result) ? result[result.length - 1] : result;
-      return (last?.rows ?? []) as Record<string, unknown>[];
+      return await this.lastResultRows(client, sql);
     } catch (e) {
-      if (e instanceof DatabaseError) throw Errors.sql(e.message, e.code);
-      if (e instanceof Error && /timeout/i.test(e.message)) {
+      if (e instanceof ResultTooLargeError) {
+        await this.terminate(client);
+        throw Errors.badRequest(
+          `The result is larger than ${this.config.sqlResultMaxBytes} bytes: select fewer rows or columns`,
+        );
+      }
+      if (e instanceof ClientTimeoutError) {
         await this.terminate(client);
         throw Errors.timeout('The query took too long and was stopped');
       }
+      if (e instanceof DatabaseError) throw Errors.sql(e.message, e.code);
       throw e;
     } finally {
       await client.end().catch(() => undefined);
     }
+  }
+
+  /**
+   * Streams the rows instead of letting pg collect every statement's result: only the last
+   * statement's rows are kept, and past SQL_RESULT_MAX_BYTES the query is abandoned, so a
+   * huge result cannot exhaust the control plane's memory. The SQL may also lift its own
+   * statement_timeout (`SET statement_timeout = 0`), so a bound of our own runs beside it.
+   * (pg's `query_timeout` cannot serve: it installs a callback on the query, which makes pg
+   * collect every row again and swallows the error event.)
+   */
+  private lastResultRows(client: Client, sql: string): Promise<Record<string, unknown>[]> {
+    return new Promise((resolve, reject) => {
+      const query = new Query(sql);
+      let current: unknown;
+      let rows: Record<string, unknown>[] = [];
+      let bytes = 0;
+      let failed = false;
+      const fail = (e: Error): void => {
+        if (failed) return;
+        failed = true;
+        clearTimeout(timer);
+        reject(e);
+      };
+      const timer = setTimeout(
+        () => fail(new ClientTimeoutError()),
+        this.config.sqlStatementTimeoutMs + CLIENT_GRACE_MS,
+      );
+      query.on('row', (row: Record<string, unknown>, result: unknown) => {
+        if (failed) return;
+        if (result !== current) {
+          current = result;
+          rows = [];
+          bytes = 0;
+        }
+        bytes += JSON.stringify(row).length;
+        if (bytes > this.config.sqlResultMaxBytes) return fail(new ResultTooLargeError());
+        rows.push(row);
+      });
+      query.on('end', (results: unknown) => {
+        if (failed) return;
+        clearTimeout(timer);
+        const last = Array.isArray(results) ? results[results.length - 1] : results;
+        resolve(last === current ? rows : []);
+      });
+      query.on('error', fail);
+      void client.query(query);
+    });
   }
 
   private async terminate(client: Client): Promise<void> {
