@@ -1,0 +1,2 @@
+export * from './postgrest-error';
+export * from './parse';

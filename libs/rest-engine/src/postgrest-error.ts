@@ -1,0 +1,43 @@
+/**
+ * Errors of the REST engine in PostgREST's own shape (`{code, details, hint, message}`), kept
+ * apart from the platform's AppError because supabase-js matches on these exact codes.
+ * The data plane's filter renders them (plus the `error` field the spec asks for).
+ */
+export class PostgrestError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly details: string | null = null,
+    readonly hint: string | null = null,
+  ) {
+    super(message);
+    this.name = 'PostgrestError';
+  }
+
+  /** PostgREST serialises the four keys alphabetically, nulls included. */
+  toJSON(): { code: string; details: string | null; hint: string | null; message: string } {
+    return { code: this.code, details: this.details, hint: this.hint, message: this.message };
+  }
+}
+
+export const PostgrestErrors = {
+  /** PGRST100: Parsec-style position text, e.g. `"failed to parse filter (x)" (line 1, column 1)`. */
+  parse: (what: string, value: string, column: number, details: string): PostgrestError =>
+    new PostgrestError(
+      'PGRST100',
+      400,
+      `"failed to parse ${what} (${value})" (line 1, column ${column})`,
+      details,
+    ),
+  /** PGRST103: PostgREST answers bad ranges with 416, not 400. */
+  invalidRange: (details: string): PostgrestError =>
+    new PostgrestError('PGRST103', 416, 'Requested range not satisfiable', details),
+  invalidPreferences: (invalid: readonly string[]): PostgrestError =>
+    new PostgrestError(
+      'PGRST122',
+      400,
+      'Invalid preferences given with handling=strict',
+      `Invalid preferences: ${invalid.join(', ')}`,
+    ),
+};
