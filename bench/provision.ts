@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import Redis from 'ioredis';
 import { loadConfig } from '@baseplate/config';
 import {
   connectionUrl,
@@ -141,6 +142,21 @@ async function main(): Promise<void> {
       await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(controlDb)} WITH (FORCE)`);
       await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(templateDb)} WITH (FORCE)`);
     });
+    await deleteRedisKeys(`bench-${id}:*`);
+  }
+}
+
+/** The queue keys this run made, so repeated runs leave Redis as they found it. */
+async function deleteRedisKeys(pattern: string): Promise<void> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    for await (const keys of redis.scanStream({ match: pattern, count: 500 }) as AsyncIterable<
+      string[]
+    >) {
+      if (keys.length) await redis.del(...keys);
+    }
+  } finally {
+    redis.disconnect();
   }
 }
 

@@ -27,5 +27,6 @@ export default async function globalSetup(): Promise<void> {
   process.env[TEST_ENV.databaseUrl] = controlUrl;
   process.env[TEST_ENV.templateDb] = templateDb;
   process.env[TEST_ENV.redisUrl] = redisUrl;
+  process.env[TEST_ENV.runId] = id;
   process.env.BASEPLATE_TEST_ADMIN_URL = databaseUrl;
 }

@@ -1,5 +1,6 @@
 import { databaseNameOf, quoteIdent, withClient } from '@baseplate/database';
-import { TEST_ENV } from '@baseplate/testing';
+import Redis from 'ioredis';
+import { TEST_ENV, testRedisPrefix } from '@baseplate/testing';
 import { stopTestServices } from './test-services';
 
 /** Drops the run's control database, template, and any project database or role it left behind. */
@@ -20,6 +21,23 @@ export default async function globalTeardown(): Promise<void> {
       `DROP DATABASE IF EXISTS ${quoteIdent(process.env[TEST_ENV.templateDb]!)} WITH (FORCE)`,
     );
   });
+  await deleteRunKeys();
   delete process.env[TEST_ENV.databaseUrl];
   await stopTestServices();
+}
+
+/** Every queue and channel key this run's suites made (their prefixes carry the run id). */
+async function deleteRunKeys(): Promise<void> {
+  const runId = process.env[TEST_ENV.runId];
+  const url = process.env[TEST_ENV.redisUrl];
+  if (!runId || !url) return;
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    const stream = redis.scanStream({ match: `${testRedisPrefix(runId)}*`, count: 500 });
+    for await (const keys of stream as AsyncIterable<string[]>) {
+      if (keys.length) await redis.del(...keys);
+    }
+  } finally {
+    redis.disconnect();
+  }
 }

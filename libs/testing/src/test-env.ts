@@ -12,7 +12,12 @@ export const TEST_ENV = {
   databaseUrl: 'BASEPLATE_TEST_DATABASE_URL',
   templateDb: 'BASEPLATE_TEST_TEMPLATE_DB',
   redisUrl: 'BASEPLATE_TEST_REDIS_URL',
+  /** Names this run's Redis keys (`bptest-<run>-...`), so teardown removes exactly those. */
+  runId: 'BASEPLATE_TEST_RUN_ID',
 } as const;
+
+/** Prefix of every queue and channel key of one test run. */
+export const testRedisPrefix = (runId: string): string => `bptest-${runId}-`;
 
 /** A fixed test master key: test data is thrown away, so it need not be secret. */
 export const TEST_MASTER_KEY = '0'.repeat(63) + '1';
@@ -42,7 +47,7 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     DATA_PLANE_PORT: '0',
     STORAGE_DIR: join(dir, 'storage'),
     FUNCTIONS_DIR: join(dir, 'functions'),
-    QUEUE_PREFIX: `bptest-${randomBytes(4).toString('hex')}`,
+    QUEUE_PREFIX: `${testRedisPrefix(process.env[TEST_ENV.runId] ?? 'adhoc')}${randomBytes(4).toString('hex')}`,
     JOB_BACKOFF_MS: '200',
     ...overrides,
   });

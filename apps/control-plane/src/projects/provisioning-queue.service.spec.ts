@@ -1,6 +1,12 @@
 import { Job } from 'bullmq';
 import { Errors, ErrorCode } from '@baseplate/errors';
-import { addOrRetry, JobQueue, waitFailure, withDeadline } from './provisioning-queue.service';
+import {
+  addOrRetry,
+  JobProgress,
+  JobQueue,
+  pollUntilFinished,
+  withDeadline,
+} from './provisioning-queue.service';
 
 /** A job as addOrRetry sees it: a state, and a retry that may lose a race. */
 class FakeJob {
@@ -91,33 +97,42 @@ describe('withDeadline', () => {
   });
 });
 
-describe('waitFailure', () => {
+describe('pollUntilFinished', () => {
   const SAFE = 'Key rotation failed; try again';
+  const states = (...seq: JobProgress[]) => {
+    const reads = [...seq];
+    return jest.fn(async () => reads.shift() ?? seq[seq.length - 1]!);
+  };
 
-  it("maps BullMQ's ttl expiry to a 504", () => {
-    const e = new Error(
-      'Job wait rotate-keys timed out before finishing, no finish notification arrived after 20000ms (id=x)',
-    );
-    expect(waitFailure(e, SAFE, true)).toMatchObject({ status: 504, code: ErrorCode.Timeout });
+  it('returns once the job completes, reading until then', async () => {
+    const read = states({ state: 'waiting' }, { state: 'active' }, { state: 'completed' });
+    await expect(pollUntilFinished(read, 1000, SAFE, 1)).resolves.toBeUndefined();
+    expect(read).toHaveBeenCalledTimes(3);
   });
 
-  it("maps a failed job to a 500 with the caller's message, never the job's reason", () => {
-    // A job's reason can itself say "timed out": it is still a failure, not a 504.
-    const reason = new Error('connect to proj_abc as abc_admin timed out: password auth failed');
-    const err = waitFailure(reason, SAFE, true);
+  it("maps a failed job to a 500 with the caller's message, never the job's reason", async () => {
+    const reason = 'connect to proj_abc as abc_admin timed out: password auth failed';
+    const err = await pollUntilFinished(
+      states({ state: 'failed', failedReason: reason }),
+      1000,
+      SAFE,
+      1,
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 500, code: ErrorCode.Internal, message: SAFE });
-    expect(err.cause).toBe(reason);
+    expect((err as Error).cause).toEqual(new Error(reason));
   });
 
-  it('maps an error while Redis is down to a 503', () => {
-    expect(waitFailure(new Error('Connection is closed.'), SAFE, false)).toMatchObject({
-      status: 503,
-      code: ErrorCode.Unavailable,
-    });
+  it('answers 504 when the job is still running at the deadline', async () => {
+    const err = await pollUntilFinished(states({ state: 'active' }), 30, SAFE, 5).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ status: 504, code: ErrorCode.Timeout });
   });
 
-  it('passes AppErrors through', () => {
-    const e = Errors.unavailable('x');
-    expect(waitFailure(e, SAFE, true)).toBe(e);
+  it('passes errors of the read (Redis away: a 503) through', async () => {
+    const unavailable = Errors.unavailable('x');
+    await expect(pollUntilFinished(() => Promise.reject(unavailable), 1000, SAFE, 1)).rejects.toBe(
+      unavailable,
+    );
   });
 });

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { Job, JobsOptions, Queue, QueueEvents } from 'bullmq';
+import { Job, JobsOptions, Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '@baseplate/config';
-import { AppError, Errors, isAppError } from '@baseplate/errors';
+import { Errors, isAppError } from '@baseplate/errors';
 import {
   createProducerRedis,
-  createRedis,
   defaultJobOptions,
   jobIds,
   ProvisioningJobName,
@@ -58,20 +57,38 @@ export function withDeadline<T>(work: Promise<T>, ms: number, onExpiry: () => Er
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
+/** How often a request that waits for a job (a key rotation) reads its state. */
+export const WAIT_POLL_MS = 100;
+
+export interface JobProgress {
+  state: string;
+  failedReason?: string;
+}
+
 /**
- * What a request that waited for a job answers when the wait ended badly: 504 while the
- * job still runs, 503 when Redis went away, else the job failed: a 500 with the caller's
- * `failedMessage`, because the job's own reason can name databases, roles or SQL.
+ * Reads a job's state until it is done. Polling, not QueueEvents: an event stream opened
+ * for the wait can miss a completion that lands while it connects, and the jobs waited on
+ * here take a fraction of a second. Still running after `timeoutMs` is a 504; a failed job
+ * a 500 with `failedMessage`, because the job's own reason can name databases, roles or SQL.
  */
-export function waitFailure(e: unknown, failedMessage: string, redisReady: boolean): AppError {
-  if (isAppError(e)) return e;
-  const message = e instanceof Error ? e.message : String(e);
-  // BullMQ's own wording for its ttl; a job's failedReason never starts with it.
-  if (/^Job wait .* timed out before finishing/.test(message)) {
-    return Errors.timeout('The operation is still running; retry shortly');
+export async function pollUntilFinished(
+  read: () => Promise<JobProgress>,
+  timeoutMs: number,
+  failedMessage: string,
+  pollMs = WAIT_POLL_MS,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { state, failedReason } = await read();
+    if (state === 'completed') return;
+    if (state === 'failed' || state === 'unknown') {
+      throw Errors.internal(new Error(failedReason ?? `job is ${state}`), failedMessage);
+    }
+    if (Date.now() >= deadline) {
+      throw Errors.timeout('The operation is still running; retry shortly');
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
-  if (!redisReady) return Errors.unavailable(UNAVAILABLE_MESSAGE, { cause: e });
-  return Errors.internal(e, failedMessage);
 }
 
 /**
@@ -84,7 +101,6 @@ export class ProvisioningQueue implements OnModuleDestroy {
   private readonly logger = new Logger(ProvisioningQueue.name);
   private readonly redis: Redis;
   private readonly queue: Queue;
-  private events?: { listener: QueueEvents; connection: Redis };
   /** Connections currently failing, so an outage is logged once, not per reconnect attempt. */
   private readonly down = new Set<string>();
 
@@ -113,14 +129,18 @@ export class ProvisioningQueue implements OnModuleDestroy {
    * Waits for the worker to finish a job: still running after `timeoutMs` is a 504, a
    * failed job a 500 with `failedMessage` (safe to show), Redis away a 503.
    */
-  async waitFor(job: Job, timeoutMs: number, failedMessage: string): Promise<void> {
-    const listener = this.listener();
-    await this.withRedis(() => listener.waitUntilReady());
-    try {
-      await job.waitUntilFinished(listener, timeoutMs);
-    } catch (e) {
-      throw waitFailure(e, failedMessage, this.redis.status === 'ready');
-    }
+  waitFor(job: Job, timeoutMs: number, failedMessage: string): Promise<void> {
+    return pollUntilFinished(
+      async () => {
+        const state = await this.withRedis(() => job.getState());
+        if (state !== 'failed') return { state };
+        // The reason is recorded on the job in Redis, not on this copy of it.
+        const fresh = await this.withRedis(() => this.queue.getJob(job.id!));
+        return { state, failedReason: fresh?.failedReason };
+      },
+      timeoutMs,
+      failedMessage,
+    );
   }
 
   /** Tells every data plane to drop what it cached for the project. */
@@ -161,20 +181,6 @@ export class ProvisioningQueue implements OnModuleDestroy {
     }
   }
 
-  private listener(): QueueEvents {
-    if (!this.events) {
-      // QueueEvents blocks on its connection, so it gets its own; BullMQ leaves closing it to us.
-      const connection = createRedis(this.config.redisUrl);
-      const listener = new QueueEvents(QUEUES.provisioning, {
-        connection,
-        prefix: this.config.queuePrefix,
-      });
-      listener.on('error', this.outageReporter('events', connection));
-      this.events = { connection, listener };
-    }
-    return this.events.listener;
-  }
-
   /** An error listener that logs the first error of an outage and, on `ready`, its end. */
   private outageReporter(what: string, connection: Redis): (e: Error) => void {
     connection.on('ready', () => {
@@ -192,11 +198,10 @@ export class ProvisioningQueue implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     // Closing talks to Redis; while it is away, shutdown must not wait for it.
     await withDeadline(
-      Promise.allSettled([this.events?.listener.close(), this.queue.close()]),
+      this.queue.close(),
       REDIS_DEADLINE_MS,
       () => new Error('Redis did not answer on close'),
     ).catch(() => undefined);
-    this.events?.connection.disconnect();
     this.redis.disconnect();
   }
 }
