@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { loadConfig } from '@baseplate/config';
+import { deleteKeysMatching } from '@baseplate/jobs';
 import {
   connectionUrl,
   migrateAll,
@@ -150,11 +151,7 @@ async function main(): Promise<void> {
 async function deleteRedisKeys(pattern: string): Promise<void> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
-    for await (const keys of redis.scanStream({ match: pattern, count: 500 }) as AsyncIterable<
-      string[]
-    >) {
-      if (keys.length) await redis.del(...keys);
-    }
+    await deleteKeysMatching(redis, pattern);
   } finally {
     redis.disconnect();
   }

@@ -1,5 +1,6 @@
 import { databaseNameOf, quoteIdent, withClient } from '@baseplate/database';
 import Redis from 'ioredis';
+import { deleteKeysMatching } from '@baseplate/jobs';
 import { TEST_ENV, testRedisPrefix } from '@baseplate/testing';
 import { stopTestServices } from './test-services';
 
@@ -33,10 +34,7 @@ async function deleteRunKeys(): Promise<void> {
   if (!runId || !url) return;
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
-    const stream = redis.scanStream({ match: `${testRedisPrefix(runId)}*`, count: 500 });
-    for await (const keys of stream as AsyncIterable<string[]>) {
-      if (keys.length) await redis.del(...keys);
-    }
+    await deleteKeysMatching(redis, `${testRedisPrefix(runId)}*`);
   } finally {
     redis.disconnect();
   }

@@ -1,6 +1,6 @@
 import { Client, ClientBase } from 'pg';
 import { MigrationFile, readMigrations, runMigrations } from './migration-runner';
-import { connectionUrl, quoteIdent, quoteLiteral } from './sql';
+import { connectionUrl, inTransaction, quoteIdent, quoteLiteral } from './sql';
 
 /**
  * Cluster-level provisioning: the shared API roles, the project template database, and
@@ -57,8 +57,7 @@ async function createClusterRoles(
   client: ClientBase,
   authenticatorPassword: string,
 ): Promise<void> {
-  await client.query('BEGIN');
-  try {
+  await inTransaction(client, async () => {
     for (const role of API_ROLES) {
       if (!(await roleExists(client, role)))
         await client.query(`CREATE ROLE ${quoteIdent(role)} NOLOGIN NOINHERIT`);
@@ -71,11 +70,7 @@ async function createClusterRoles(
       `ALTER ROLE ${AUTHENTICATOR_ROLE} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${quoteLiteral(authenticatorPassword)}`,
     );
     await client.query(`GRANT anon, authenticated, service_role TO ${AUTHENTICATOR_ROLE}`);
-    await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK');
-    throw e;
-  }
+  });
 }
 
 /**
@@ -152,9 +147,8 @@ export async function finishProjectDatabase(
   const db = quoteIdent(projectDbName(ref));
   const role = quoteIdent(adminRoleName(ref));
   await withClusterLock(adminUrl, ROLES_LOCK_KEY, () =>
-    withClient(adminUrl, async (admin) => {
-      await admin.query('BEGIN');
-      try {
+    withClient(adminUrl, (admin) =>
+      inTransaction(admin, async () => {
         if (!(await roleExists(admin, adminRoleName(ref))))
           await admin.query(`CREATE ROLE ${role} LOGIN`);
         await admin.query(
@@ -166,12 +160,8 @@ export async function finishProjectDatabase(
         await admin.query(
           `GRANT CONNECT, TEMPORARY ON DATABASE ${db} TO ${role}, ${AUTHENTICATOR_ROLE}`,
         );
-        await admin.query('COMMIT');
-      } catch (e) {
-        await admin.query('ROLLBACK');
-        throw e;
-      }
-    }),
+      }),
+    ),
   );
   await withClient(connectionUrl(adminUrl, projectDbName(ref)), async (client) => {
     await client.query(`

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ClientBase } from 'pg';
+import { inTransaction } from './sql';
 
 export type MigrationKind = 'control' | 'project';
 
@@ -94,16 +95,15 @@ export async function runMigrations(
         }
         continue;
       }
-      await client.query('BEGIN');
       try {
-        await client.query(file.sql);
-        await client.query(`INSERT INTO ${tracking} (name, checksum) VALUES ($1, $2)`, [
-          file.name,
-          file.checksum,
-        ]);
-        await client.query('COMMIT');
+        await inTransaction(client, async () => {
+          await client.query(file.sql);
+          await client.query(`INSERT INTO ${tracking} (name, checksum) VALUES ($1, $2)`, [
+            file.name,
+            file.checksum,
+          ]);
+        });
       } catch (e) {
-        await client.query('ROLLBACK');
         throw new MigrationError(`Migration ${kind}/${file.name} failed: ${(e as Error).message}`);
       }
       done.push(file.name);

@@ -1,3 +1,5 @@
+import type { ClientBase } from 'pg';
+
 /**
  * The one identifier-quoting helper. Values are never quoted by hand: they are bind
  * parameters. Identifiers (and the rare literal Postgres cannot bind, such as a role
@@ -32,3 +34,19 @@ export function connectionUrl(
 
 export const databaseNameOf = (url: string): string =>
   decodeURIComponent(new URL(url).pathname.slice(1)) || 'postgres';
+
+/**
+ * Runs `fn` between BEGIN and COMMIT on one client; any error rolls back and is rethrown
+ * as it was (a failing ROLLBACK, on a dropped connection, must not mask it).
+ */
+export async function inTransaction<T>(client: ClientBase, fn: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await fn();
+    await client.query('COMMIT');
+    return result;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}

@@ -53,3 +53,12 @@ export async function whenReady(redis: Redis, timeoutMs: number): Promise<boolea
     clearTimeout(timer);
   }
 }
+
+/** Deletes every key matching `pattern` (SCAN, not KEYS, so Redis is never blocked). */
+export async function deleteKeysMatching(redis: Redis, pattern: string): Promise<void> {
+  for await (const keys of redis.scanStream({ match: pattern, count: 500 }) as AsyncIterable<
+    string[]
+  >) {
+    if (keys.length) await redis.del(...keys);
+  }
+}

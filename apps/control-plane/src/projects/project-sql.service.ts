@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Client, DatabaseError, Query } from 'pg';
 import { APP_CONFIG, AppConfig } from '@baseplate/config';
 import { Project } from '@baseplate/control-db';
-import { adminRoleName, connectionUrl, withClient } from '@baseplate/database';
+import { adminRoleName, connectionUrl, inTransaction, withClient } from '@baseplate/database';
 import { Errors } from '@baseplate/errors';
 import { ProjectsService } from './projects.service';
 
@@ -121,20 +121,18 @@ export class ProjectSqlService {
       name: adminRoleName(project.ref),
       password: this.projects.adminPassword(project),
     });
-    return withClient(url, async (client) => {
-      await client.query('BEGIN');
-      try {
-        await client.query(
-          "SELECT set_config('role', 'service_role', true), set_config('search_path', '', true)",
-        );
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        if (e instanceof DatabaseError) throw Errors.sql(e.message, e.code);
-        throw e;
-      }
-    });
+    try {
+      return await withClient(url, (client) =>
+        inTransaction(client, async () => {
+          await client.query(
+            "SELECT set_config('role', 'service_role', true), set_config('search_path', '', true)",
+          );
+          return fn(client);
+        }),
+      );
+    } catch (e) {
+      if (e instanceof DatabaseError) throw Errors.sql(e.message, e.code);
+      throw e;
+    }
   }
 }
