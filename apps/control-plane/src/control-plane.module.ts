@@ -17,6 +17,8 @@ import { ProjectSqlService } from './projects/project-sql.service';
 import { ProjectsController } from './projects/projects.controller';
 import { ProjectsService } from './projects/projects.service';
 import { ProvisioningQueue } from './projects/provisioning-queue.service';
+import { RestConfigController } from './rest-config/rest-config.controller';
+import { RestConfigService } from './rest-config/rest-config.service';
 import { SecretsController } from './secrets/secrets.controller';
 import { SecretsService } from './secrets/secrets.service';
 
@@ -37,6 +39,7 @@ export class ControlPlaneModule {
         ApiKeysController,
         SecretsController,
         AuthConfigController,
+        RestConfigController,
         DatabaseQueryController,
       ],
       providers: [
@@ -51,6 +54,7 @@ export class ControlPlaneModule {
         ApiKeysService,
         SecretsService,
         AuthConfigService,
+        RestConfigService,
       ],
     };
   }

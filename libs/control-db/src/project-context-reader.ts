@@ -1,6 +1,17 @@
 import { Pool } from 'pg';
 import { SecretBox } from '@baseplate/security';
 import { ProjectStatus } from './entities/project.entity';
+import { REST_CONFIG_DEFAULTS } from './entities/project-rest-config.entity';
+
+/** A project's REST API settings (project_rest_configs), parsed. */
+export interface RestSettings {
+  /** Schemas the REST API exposes; the first is the default one. */
+  schemas: string[];
+  /** Schemas appended to the search_path of every REST request. */
+  extraSearchPath: string[];
+  /** Most rows one REST response returns. */
+  maxRows: number;
+}
 
 /** What the data plane needs to serve a project. Holds the decrypted JWT secret: never log it. */
 export interface ProjectContext {
@@ -10,7 +21,15 @@ export interface ProjectContext {
   cluster: string;
   jwtSecret: string | null;
   keysVersion: number;
+  rest: RestSettings;
 }
+
+/** `'public, api,'` → `['public', 'api']`. */
+const splitList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 /**
  * The small read-only view of the control database the data plane uses, so that it
@@ -23,6 +42,7 @@ export class ProjectContextReader {
   ) {}
 
   async read(ref: string): Promise<ProjectContext | null> {
+    // One query: the context is cached as a whole, so its parts must come from one snapshot.
     const { rows } = await this.pool.query<{
       ref: string;
       status: ProjectStatus;
@@ -30,8 +50,15 @@ export class ProjectContextReader {
       cluster: string;
       jwt_secret_enc: string | null;
       keys_version: number;
+      db_schema: string | null;
+      db_extra_search_path: string | null;
+      max_rows: number | null;
     }>(
-      'SELECT ref, status, db_name, cluster, jwt_secret_enc, keys_version FROM projects WHERE ref = $1',
+      `SELECT p.ref, p.status, p.db_name, p.cluster, p.jwt_secret_enc, p.keys_version,
+              r.db_schema, r.db_extra_search_path, r.max_rows
+         FROM projects p
+         LEFT JOIN project_rest_configs r ON r.project_ref = p.ref
+        WHERE p.ref = $1`,
       [ref],
     );
     const row = rows[0];
@@ -43,6 +70,14 @@ export class ProjectContextReader {
       cluster: row.cluster,
       jwtSecret: row.jwt_secret_enc ? this.box.open(row.jwt_secret_enc) : null,
       keysVersion: row.keys_version,
+      // No row (never PATCHed): the column defaults.
+      rest: {
+        schemas: splitList(row.db_schema ?? REST_CONFIG_DEFAULTS.dbSchema),
+        extraSearchPath: splitList(
+          row.db_extra_search_path ?? REST_CONFIG_DEFAULTS.dbExtraSearchPath,
+        ),
+        maxRows: row.max_rows ?? REST_CONFIG_DEFAULTS.maxRows,
+      },
     };
   }
 }

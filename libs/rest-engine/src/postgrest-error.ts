@@ -40,4 +40,28 @@ export const PostgrestErrors = {
       'Invalid preferences given with handling=strict',
       `Invalid preferences: ${invalid.join(', ')}`,
     ),
+  /** PGRST121: a `RAISE SQLSTATE 'PGRST'` whose MESSAGE is not the expected JSON object. */
+  raiseMessageNotParsed: (message: string): PostgrestError =>
+    raiseNotParsed(`Invalid JSON value for MESSAGE: '${message}'`, RAISE_MESSAGE_HINT),
+  /** PGRST121: its DETAIL is not the expected JSON object. */
+  raiseDetailNotParsed: (detail: string): PostgrestError =>
+    raiseNotParsed(`Invalid JSON value for DETAIL: '${detail}'`, RAISE_DETAIL_HINT),
+  /** PGRST121: it has no DETAIL at all. */
+  raiseDetailMissing: (): PostgrestError =>
+    raiseNotParsed('DETAIL is missing in the RAISE statement', RAISE_DETAIL_HINT),
 };
+
+const RAISE_MESSAGE_HINT =
+  "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'.";
+const RAISE_DETAIL_HINT =
+  "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'.";
+
+function raiseNotParsed(details: string, hint: string): PostgrestError {
+  return new PostgrestError(
+    'PGRST121',
+    500,
+    `Could not parse JSON in the "RAISE SQLSTATE 'PGRST'" error`,
+    details,
+    hint,
+  );
+}

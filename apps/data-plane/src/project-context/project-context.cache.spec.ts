@@ -10,6 +10,7 @@ const project = (status: ProjectStatus = 'ACTIVE_HEALTHY', keysVersion = 1): Pro
   cluster: 'default',
   jwtSecret: 's',
   keysVersion,
+  rest: { schemas: ['public'], extraSearchPath: ['public'], maxRows: 1000 },
 });
 
 /** A source whose reads resolve when the test says so, counting them. */
