@@ -6,6 +6,7 @@ import { AppConfig } from '@baseplate/config';
 import { DataPlaneModule } from './data-plane.module';
 import { corsOptions } from './http/cors';
 import { registerJsonBodyParser } from './http/json-body';
+import { registerRawBodyParser } from './http/raw-body';
 import { ProjectAuthService } from './project-context/project-auth.service';
 import { rewriteRawUrl } from './project-context/project-path';
 import { installProjectResolution } from './project-context/project-resolution.hook';
@@ -37,6 +38,7 @@ export async function createDataPlaneApp(
   app.enableCors(corsOptions);
   const fastify = app.getHttpAdapter().getInstance();
   registerJsonBodyParser(fastify);
+  registerRawBodyParser(fastify);
   installProjectResolution(fastify, app.get(ProjectAuthService));
   await app.listen({ port: config.dataPlanePort, host: config.host });
   return app;

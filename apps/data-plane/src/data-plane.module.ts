@@ -6,6 +6,7 @@ import { sentUrlOf } from './project-context/project-path';
 import { HealthModule } from './health/health.module';
 import { DataPlaneExceptionFilter } from './http/exception.filter';
 import { ProjectContextModule } from './project-context/project-context.module';
+import { RestModule } from './rest/rest.module';
 
 @Module({})
 export class DataPlaneModule {
@@ -21,6 +22,7 @@ export class DataPlaneModule {
         LoggingModule.forRoot('data-plane', { requestUrl: sentUrlOf }),
         HealthModule,
         ProjectContextModule,
+        RestModule,
         ...extraImports,
       ],
       providers: [{ provide: APP_FILTER, useClass: DataPlaneExceptionFilter }],

@@ -219,6 +219,13 @@ export const ENV_SCHEMA = {
     default: '60000',
     parse: int(1000),
   }),
+  restStatementTimeoutMs: spec({
+    env: 'REST_STATEMENT_TIMEOUT_MS',
+    description:
+      'statement_timeout of every REST API transaction (a runaway query ends with a 500 instead of holding a connection).',
+    default: '8000',
+    parse: int(100),
+  }),
   projectContextTtlMs: spec({
     env: 'PROJECT_CONTEXT_TTL_MS',
     description:

@@ -12,6 +12,8 @@ export interface RequestSettings {
   /** Lower-cased request headers (no cookies, no credentials beyond what policies may read). */
   headers?: Record<string, string>;
   readOnly?: boolean;
+  /** Transaction-local statement_timeout; the server's setting applies when absent. */
+  statementTimeoutMs?: number;
 }
 
 export interface RequestContext {
@@ -34,6 +36,7 @@ const SETTINGS_SQL = `SELECT
   set_config('request.headers', $6, true),
   set_config('request.jwt.claim.sub', '', true),
   set_config('request.jwt.claim.role', '', true),
+  CASE WHEN $7::text IS NULL THEN NULL ELSE set_config('statement_timeout', $7::text, true) END,
   (SELECT version FROM _platform.schema_version WHERE id) AS schema_version`;
 
 export class TransactionAbortedError extends Error {
@@ -71,6 +74,7 @@ export async function withRequestTransaction<T>(
       settings.method,
       settings.path,
       JSON.stringify(settings.headers ?? {}),
+      settings.statementTimeoutMs === undefined ? null : String(settings.statementTimeoutMs),
     ]);
     let rollback = false;
     const result = await fn({

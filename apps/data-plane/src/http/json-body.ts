@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Errors } from '@baseplate/errors';
+import { RawBody, wantsRawBody } from './raw-body';
 
 /**
  * JSON bodies through Fastify's own parser (prototype-poisoning checks included), with
@@ -11,6 +12,11 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
+    // The REST engine parses (and reports on) its own JSON.
+    if (wantsRawBody(request.url)) {
+      done(null, new RawBody(text));
+      return;
+    }
     if (text.trim() === '') {
       done(null, undefined);
       return;
