@@ -46,6 +46,29 @@ export class TransactionAbortedError extends Error {
   }
 }
 
+/**
+ * The one statement that sets a request's role, claims and request.* settings and reads the
+ * schema version. Exported so benchmarks can replay exactly what a request sends.
+ */
+export function requestSettingsQuery(settings: RequestSettings): {
+  text: string;
+  values: unknown[];
+} {
+  const claims = { ...settings.claims, role: settings.role };
+  return {
+    text: SETTINGS_SQL,
+    values: [
+      searchPathOf(settings.searchPath),
+      settings.role,
+      JSON.stringify(claims),
+      settings.method,
+      settings.path,
+      JSON.stringify(settings.headers ?? {}),
+      settings.statementTimeoutMs === undefined ? null : String(settings.statementTimeoutMs),
+    ],
+  };
+}
+
 export const searchPathOf = (schemas: string[]): string =>
   schemas.map((s) => `"${s.replace(/"/g, '""')}"`).join(', ');
 
@@ -66,16 +89,11 @@ export async function withRequestTransaction<T>(
     await client.query(
       settings.readOnly ? 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY' : 'BEGIN',
     );
-    const claims = { ...settings.claims, role: settings.role };
-    const { rows } = await client.query<{ schema_version: string }>(SETTINGS_SQL, [
-      searchPathOf(settings.searchPath),
-      settings.role,
-      JSON.stringify(claims),
-      settings.method,
-      settings.path,
-      JSON.stringify(settings.headers ?? {}),
-      settings.statementTimeoutMs === undefined ? null : String(settings.statementTimeoutMs),
-    ]);
+    const settingsQuery = requestSettingsQuery(settings);
+    const { rows } = await client.query<{ schema_version: string }>(
+      settingsQuery.text,
+      settingsQuery.values,
+    );
     let rollback = false;
     const result = await fn({
       client,

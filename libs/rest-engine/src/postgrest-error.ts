@@ -1,3 +1,6 @@
+/** `details` is text, except for PGRST201 where PostgREST lists the candidate relationships. */
+export type ErrorDetails = string | Array<Record<string, string>> | null;
+
 /**
  * Errors of the REST engine in PostgREST's own shape (`{code, details, hint, message}`), kept
  * apart from the platform's AppError because supabase-js matches on these exact codes.
@@ -8,7 +11,7 @@ export class PostgrestError extends Error {
     readonly code: string,
     readonly status: number,
     message: string,
-    readonly details: string | null = null,
+    readonly details: ErrorDetails = null,
     readonly hint: string | null = null,
   ) {
     super(message);
@@ -16,7 +19,7 @@ export class PostgrestError extends Error {
   }
 
   /** PostgREST serialises the four keys alphabetically, nulls included. */
-  toJSON(): { code: string; details: string | null; hint: string | null; message: string } {
+  toJSON(): { code: string; details: ErrorDetails; hint: string | null; message: string } {
     return { code: this.code, details: this.details, hint: this.hint, message: this.message };
   }
 }

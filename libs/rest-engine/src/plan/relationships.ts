@@ -117,13 +117,11 @@ function ambiguous(origin: Table, target: string, matches: Relationship[]): Post
   const options = matches
     .map((rel) => `'${target}!${rel.junction ? rel.junction.table.name : rel.constraint}'`)
     .join(', ');
-  const error = new PostgrestError(
+  return new PostgrestError(
     'PGRST201',
     300,
     `Could not embed because more than one relationship was found for '${origin.name}' and '${target}'`,
-    null,
+    details,
     `Try changing '${target}' to one of the following: ${options}. Find the desired relationship in the 'details' key.`,
   );
-  (error as { details: unknown }).details = details;
-  return error;
 }
