@@ -39,6 +39,20 @@ const SETTINGS_SQL = `SELECT
   CASE WHEN $7::text IS NULL THEN NULL ELSE set_config('statement_timeout', $7::text, true) END,
   (SELECT version FROM _platform.schema_version WHERE id) AS schema_version`;
 
+/**
+ * No connection to the project database could be had (server down, database missing, pool
+ * exhausted past its timeout): the caller's request is fine, the service is not (503/504).
+ */
+export class DatabaseConnectionError extends Error {
+  override name = 'DatabaseConnectionError';
+  /** The pool's wait for a free connection ran out (PostgREST's PGRST003). */
+  readonly timedOut: boolean;
+  constructor(readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : 'Could not connect to the database');
+    this.timedOut = /timeout exceeded when trying to connect/i.test(this.message);
+  }
+}
+
 export class TransactionAbortedError extends Error {
   override name = 'TransactionAbortedError';
   constructor() {
@@ -83,7 +97,12 @@ export async function withRequestTransaction<T>(
   settings: RequestSettings,
   fn: (ctx: RequestContext) => Promise<T>,
 ): Promise<T> {
-  const client = await pool.connect();
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (e) {
+    throw new DatabaseConnectionError(e);
+  }
   let broken = false;
   try {
     await client.query(

@@ -24,8 +24,17 @@ export const withKeys = (apikey?: string, bearer?: string): RequestInit => ({
   },
 });
 
-/** Auth passed: no feature route exists yet, so the request reaches the router's 404. */
+/**
+ * Auth passed: the request reached its feature. Under /rest/v1 the REST engine answers in
+ * PostgREST's shape (these projects have no database, so with a 503 PGRST000); services not
+ * built yet answer with the router's 404.
+ */
 export function expectPassedAuth(reply: Reply): void {
+  if (reply.body && typeof reply.body === 'object' && 'hint' in reply.body) {
+    expect(reply.body).toMatchObject({ code: expect.stringMatching(/^(PGRST\d{3}|[0-9A-Z]{5})$/) });
+    expect(reply.body).not.toMatchObject({ code: expect.stringMatching(/^PGRST3/) });
+    return;
+  }
   expect(reply.status).toBe(404);
   expect(reply.body).toMatchObject({ error: 'Not Found', code: 'not_found' });
 }

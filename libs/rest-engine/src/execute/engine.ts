@@ -1,4 +1,4 @@
-import type { RequestContext } from '@baseplate/database';
+import { DatabaseConnectionError, type RequestContext } from '@baseplate/database';
 import { buildCountQuery, buildStatement, type MainRow } from '../build/sql';
 import { buildOpenApi } from '../openapi/openapi';
 import { decodeQueryString, parseRequest } from '../parse';
@@ -128,6 +128,18 @@ const invalidSchema = (schema: string, exposed: string[]): PostgrestError =>
     `Only the following schemas are exposed: ${exposed.join(', ')}`,
   );
 
+/** PGRST003 when the pool wait ran out, PGRST000 when the database could not be reached. */
+function connectionError(e: DatabaseConnectionError): PostgrestError {
+  return e.timedOut
+    ? new PostgrestError('PGRST003', 504, 'Timed out acquiring connection from connection pool.')
+    : new PostgrestError(
+        'PGRST000',
+        503,
+        'Database connection error. Retrying the connection.',
+        'The project database is not reachable.',
+      );
+}
+
 const SINGULAR_MESSAGE = 'Cannot coerce the result to a single JSON object';
 
 /**
@@ -142,6 +154,7 @@ export class RestEngine {
       return await this.serve(call);
     } catch (e) {
       if (e instanceof PostgrestError) return errorResponse(e);
+      if (e instanceof DatabaseConnectionError) return errorResponse(connectionError(e));
       const mapped = fromDatabaseError(e, call.role);
       if (mapped) return errorResponse(mapped);
       throw e;
