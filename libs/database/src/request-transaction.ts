@@ -47,7 +47,7 @@ export class DatabaseConnectionError extends Error {
   override name = 'DatabaseConnectionError';
   /** The pool's wait for a free connection ran out (PostgREST's PGRST003). */
   readonly timedOut: boolean;
-  constructor(readonly cause: unknown) {
+  constructor(override readonly cause: unknown) {
     super(cause instanceof Error ? cause.message : 'Could not connect to the database');
     this.timedOut = /timeout exceeded when trying to connect/i.test(this.message);
   }
