@@ -160,6 +160,8 @@ export async function finishProjectDatabase(
         await admin.query(
           `GRANT CONNECT, TEMPORARY ON DATABASE ${db} TO ${role}, ${AUTHENTICATOR_ROLE}`,
         );
+        // Its own schemas (an `api` schema to expose through REST), as Supabase's postgres role.
+        await admin.query(`GRANT CREATE ON DATABASE ${db} TO ${role}`);
       }),
     ),
   );

@@ -334,7 +334,7 @@ describe('REST API over HTTP', () => {
         'earl grey',
         1,
       ]);
-      const missing = await call('POST', '/rpc/ad', { body: { a: 1 } });
+      const missing = await call('POST', '/rpc/addd', { body: { a: 1 } });
       expect(missing.status).toBe(404);
       expect(missing.body).toMatchObject({
         code: 'PGRST202',

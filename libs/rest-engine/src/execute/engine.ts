@@ -274,7 +274,7 @@ function options(target: Route): RestResponse {
       ? 'OPTIONS,GET,HEAD,POST'
       : target.kind === 'root'
         ? 'OPTIONS,GET,HEAD'
-        : 'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE';
+        : 'OPTIONS,GET,HEAD,POST,PATCH,DELETE';
   return { status: 200, headers: { allow } };
 }
 

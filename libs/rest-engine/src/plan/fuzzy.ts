@@ -32,5 +32,7 @@ export function closest(name: string, candidates: Iterable<string>): string | un
     }
   }
   if (best === undefined) return undefined;
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+  // PostgREST's threshold: similarity 1 - distance / longer length of at least 0.75.
+  const similarity = 1 - bestDistance / Math.max(name.length, best.length);
+  return similarity >= 0.75 ? best : undefined;
 }

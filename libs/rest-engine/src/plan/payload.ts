@@ -13,6 +13,8 @@ export interface TablePayload {
   isArray: boolean;
   /** The JSON text of `rows` as an array: bound as the single payload parameter. */
   json: string;
+  /** For a single-object JSON body: its text as sent (numbers keep their precision). */
+  objectText?: string;
 }
 
 const invalidJson = (): PostgrestError =>
@@ -60,12 +62,17 @@ export function parseTablePayload(body: RawBody): TablePayload {
   if (mime === 'application/json') {
     const value = parseJson(body.text);
     if (Array.isArray(value)) {
-      if (!value.every(isPlainObject)) throw invalidJson();
+      if (!value.every(isPlainObject)) {
+        throw new PostgrestError('PGRST102', 400, 'All object keys must match');
+      }
       rows = value;
       json = body.text;
     } else if (isPlainObject(value)) {
       rows = [value];
       isArray = false;
+      // The text goes to PostgreSQL as sent: a JSON.stringify round trip would round numbers.
+      json = `[${body.text!}]`;
+      return { rows, isArray, json, objectText: body.text! };
     } else {
       rows = [];
     }

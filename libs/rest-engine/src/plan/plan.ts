@@ -553,7 +553,7 @@ function planUpdate(input: PlanInput, table: Table): WritePlan {
     ...writeBase(input, table, media),
     kind: 'update',
     columns,
-    payload: JSON.stringify(row),
+    payload: payload.objectText ?? JSON.stringify(row),
     missingDefault: false,
     conditions,
     ...(returning ? { returning } : {}),
@@ -673,6 +673,7 @@ function chooseFunction(
   const qualified = `${schema}.${name}`;
   if (chosen.length === 0) {
     const sorted = [...keys].sort();
+    const plural = sorted.length === 1 ? 'parameter' : 'parameters';
     const signature =
       sorted.length === 0
         ? `${qualified} without parameters`
@@ -680,9 +681,9 @@ function chooseFunction(
     const searched =
       sorted.length === 0
         ? `${qualified} without parameters`
-        : `${qualified} with parameters ${sorted.join(', ')}`;
+        : `${qualified} with ${plural} ${sorted.join(', ')}`;
     const close = candidates.length === 0 ? closest(name, new Set(known)) : undefined;
-    return throwNoFunction(signature, searched, close && `${schema}.${close}`);
+    return throwNoFunction(signature, searched, post, close && `${schema}.${close}`);
   }
   const list = chosen
     .map((fn) => `${qualified}(${fn.params.map((p) => `${p.name} => ${p.type}`).join(', ')})`)
@@ -699,13 +700,16 @@ function chooseFunction(
 function throwNoFunction(
   signature: string,
   searched: string,
+  post: boolean,
   suggestion: string | undefined,
 ): never {
+  // Only a JSON POST can fall back to a single unnamed json/jsonb parameter.
+  const fallback = post ? ' or with a single unnamed json/jsonb parameter' : '';
   throw new PostgrestError(
     'PGRST202',
     404,
     `Could not find the function ${signature} in the schema cache`,
-    `Searched for the function ${searched} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`,
+    `Searched for the function ${searched}${fallback}, but no matches were found in the schema cache.`,
     suggestion === undefined ? null : `Perhaps you meant to call the function ${suggestion}`,
   );
 }

@@ -49,8 +49,8 @@ export function findRelationship(
   const matches = all.filter((rel) => {
     const byTable =
       rel.target.name === target &&
-      // Self-reference by table name means the children (o2m), not the parent.
-      !(rel.isSelf && hint === undefined && rel.cardinality === 'm2o') &&
+      // Self-reference by table name means the children (o2m), not the parent, hint or not.
+      !(rel.isSelf && rel.cardinality === 'm2o') &&
       (hint === undefined || matchesHint(rel, hint));
     if (byTable) return true;
     const viaKey =
@@ -75,7 +75,7 @@ function noRelationship(
   hint: string | undefined,
 ): PostgrestError {
   const names = (cache.relationships.get(qualifiedKey(origin)) ?? []).map((r) => r.target.name);
-  const suggestion = closest(target, new Set(names));
+  const suggestion = closest(target, new Set(names.filter((n) => n !== target)));
   return new PostgrestError(
     'PGRST200',
     400,
