@@ -4,3 +4,4 @@ export * from './cluster-admin';
 export * from './pool-manager';
 export * from './request-transaction';
 export * from './bootstrap';
+export * from './pipeline';

@@ -1,4 +1,5 @@
 import { Pool, PoolClient } from 'pg';
+import { PipelineError, runPipeline, type TextRow } from './pipeline';
 
 export interface RequestSettings {
   /** Database role picked by the token's `role` claim (anon, authenticated, service_role). */
@@ -135,6 +136,62 @@ export async function withRequestTransaction<T>(
       broken = true;
     });
     throw e;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** What a pipelined read returns: the schema version its settings read, and the rows. */
+export interface PipelinedResult {
+  schemaVersion: number;
+  rows: TextRow[];
+}
+
+/** A pipelined read failed; `schemaVersion` is known when the settings statement ran. */
+export class PipelinedReadError extends Error {
+  override name = 'PipelinedReadError';
+  constructor(
+    readonly error: unknown,
+    readonly schemaVersion: number | undefined,
+  ) {
+    super(error instanceof Error ? error.message : 'Pipelined read failed');
+  }
+}
+
+const READ_ONLY_SQL = "SELECT set_config('transaction_read_only', 'on', true)";
+
+/**
+ * A read-only request transaction in ONE round trip: read-only mode, the request settings
+ * and `statement` pipelined before a single Sync (see runPipeline), so they share one
+ * implicit transaction. The caller built `statement` from a schema cache it assumed
+ * current and must compare `schemaVersion` with it.
+ */
+export async function pipelinedRead(
+  pool: Pool,
+  settings: RequestSettings,
+  statement: { text: string; values: unknown[] },
+): Promise<PipelinedResult> {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (e) {
+    throw new DatabaseConnectionError(e);
+  }
+  let broken = false;
+  try {
+    const [, set, rows] = await runPipeline(client, [
+      { text: READ_ONLY_SQL, values: [] },
+      requestSettingsQuery(settings),
+      statement,
+    ]);
+    return { schemaVersion: Number(set![0]!.schema_version), rows: rows! };
+  } catch (e) {
+    if (e instanceof PipelineError && e.fromServer) {
+      const version = e.partial[1]?.[0]?.schema_version;
+      throw new PipelinedReadError(e.error, version == null ? undefined : Number(version));
+    }
+    broken = true;
+    throw e instanceof PipelineError ? e.error : e;
   } finally {
     client.release(broken);
   }

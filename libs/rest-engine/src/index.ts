@@ -4,7 +4,7 @@ export * from './schema/types';
 export { loadSchemaCache } from './schema/load';
 export * from './plan/types';
 export { plan, findTable, PLAN_LIMITS, type PlanInput, type Target } from './plan/plan';
-export { buildStatement, type Statement } from './build/sql';
+export { buildStatement, type MainRow, type Statement } from './build/sql';
 export * from './execute/engine';
 export { SchemaCacheStore } from './execute/schema-cache-store';
 export { buildOpenApi } from './openapi/openapi';

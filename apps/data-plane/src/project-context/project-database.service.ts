@@ -5,6 +5,8 @@ import { ProjectContext } from '@baseplate/control-db';
 import {
   AUTHENTICATOR_ROLE,
   connectionUrl,
+  PipelinedResult,
+  pipelinedRead,
   PoolManager,
   RequestContext,
   RequestSettings,
@@ -50,6 +52,19 @@ export class ProjectDatabaseService implements OnModuleDestroy {
       this.pool(ctx.context),
       { ...request, role: ctx.role, claims: ctx.claims },
       fn,
+    );
+  }
+
+  /** A read-only request transaction in one pipelined round trip (see pipelinedRead). */
+  pipelinedRead(
+    ctx: ProjectRequestContext,
+    request: ProjectRequestOptions,
+    statement: { text: string; values: unknown[] },
+  ): Promise<PipelinedResult> {
+    return pipelinedRead(
+      this.pool(ctx.context),
+      { ...request, role: ctx.role, claims: ctx.claims },
+      statement,
     );
   }
 

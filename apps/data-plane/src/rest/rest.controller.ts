@@ -44,6 +44,7 @@ export class RestController {
       ...bodyOf(req.body),
     };
     const headers = requestHeadersForSql(req.headers);
+    const statementTimeoutMs = this.config.restStatementTimeoutMs;
     const response = await this.engine.handle({
       request,
       settings: ctx.context.rest,
@@ -59,9 +60,15 @@ export class RestController {
             searchPath: options.searchPath,
             headers,
             readOnly: options.readOnly,
-            statementTimeoutMs: this.config.restStatementTimeoutMs,
+            statementTimeoutMs,
           },
           fn,
+        ),
+      pipeline: (options, statement) =>
+        this.db.pipelinedRead(
+          ctx,
+          { method: req.method, path, searchPath: options.searchPath, headers, statementTimeoutMs },
+          statement,
         ),
     });
     void reply.status(response.status).headers(response.headers);

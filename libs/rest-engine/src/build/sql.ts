@@ -22,14 +22,15 @@ export interface Statement {
 }
 
 /** Output columns every main statement returns (see render). */
-export interface MainRow {
+// A type alias, not an interface: it must fit pg's row constraint (an index signature).
+export type MainRow = {
   total_result_set: string | null;
   page_total: string;
   body: string | null;
   response_headers: string | null;
   response_status: string | null;
   response_inserted: string | null;
-}
+};
 
 class Builder {
   readonly values: unknown[] = [];

@@ -1,5 +1,10 @@
-import { DatabaseConnectionError, type RequestContext } from '@baseplate/database';
-import { buildCountQuery, buildStatement, type MainRow } from '../build/sql';
+import {
+  DatabaseConnectionError,
+  PipelinedReadError,
+  type PipelinedResult,
+  type RequestContext,
+} from '@baseplate/database';
+import { buildCountQuery, buildStatement, type MainRow, type Statement } from '../build/sql';
 import { buildOpenApi } from '../openapi/openapi';
 import { decodeQueryString, parseRequest } from '../parse';
 import type { ParsedRequest, Preferences } from '../parse/ast';
@@ -50,6 +55,15 @@ export type TransactionRunner = <T>(
   fn: (tx: RequestContext) => Promise<T>,
 ) => Promise<T>;
 
+/**
+ * Runs a read-only request transaction (read-only mode, settings, `statement`) in one
+ * pipelined round trip (pipelinedRead in @baseplate/database): the read fast path.
+ */
+export type PipelineRunner = (
+  options: { searchPath: string[] },
+  statement: Statement,
+) => Promise<PipelinedResult>;
+
 export interface RestCall {
   request: RestRequest;
   settings: RestProjectSettings;
@@ -58,6 +72,8 @@ export interface RestCall {
   /** Key of the project's schema cache (ref and database). */
   cacheKey: string;
   run: TransactionRunner;
+  /** Optional read fast path; without it every request takes `run`. */
+  pipeline?: PipelineRunner;
   /** `basePath` of the OpenAPI document (the URL prefix the client used). */
   basePath?: string;
 }
@@ -187,9 +203,8 @@ export class RestEngine {
       return this.openApi(call, method, schema, searchPath, profileHeader);
     }
     const readOnly = method === 'GET' || method === 'HEAD';
-    return call.run({ searchPath, readOnly }, async (tx) => {
-      const cache = await this.cacheFor(call, tx);
-      const plan = planRequest({
+    const planWith = (cache: SchemaCache): Plan =>
+      planRequest({
         method,
         target,
         request: parsed,
@@ -204,6 +219,16 @@ export class RestEngine {
         accept: header(request.headers, 'accept'),
         maxRows: settings.maxRows,
       });
+    if (readOnly && call.pipeline) {
+      const fast = await this.pipelinedRead(call, planWith, parsed, searchPath);
+      if (fast) {
+        Object.assign(fast.headers, profileHeader);
+        return fast;
+      }
+    }
+    return call.run({ searchPath, readOnly }, async (tx) => {
+      const cache = await this.cacheFor(call, tx);
+      const plan = planWith(cache);
       if (plan.action === 'call' && plan.readOnly && !readOnly) {
         // STABLE/IMMUTABLE functions run read-only, as in PostgREST.
         await tx.client.query('SET TRANSACTION READ ONLY');
@@ -227,6 +252,53 @@ export class RestEngine {
       Object.assign(response.headers, profileHeader);
       return response;
     });
+  }
+
+  /**
+   * The read fast path: plan with the cache already loaded, run the transaction in one
+   * pipelined round trip, and keep the answer only if the schema version it read is the
+   * cache's. Otherwise (no cache yet, a stale one, a preference that needs another
+   * statement) answer undefined and let the checked path run.
+   */
+  private async pipelinedRead(
+    call: RestCall,
+    planWith: (cache: SchemaCache) => Plan,
+    parsed: ParsedRequest,
+    searchPath: string[],
+  ): Promise<RestResponse | undefined> {
+    const cache = this.caches.peek(call.cacheKey);
+    const prefs = parsed.preferences;
+    if (
+      !cache ||
+      prefs.timezone !== undefined ||
+      prefs.count === 'planned' ||
+      prefs.count === 'estimated'
+    ) {
+      return undefined;
+    }
+    let plan: Plan;
+    try {
+      plan = planWith(cache);
+    } catch {
+      // Possibly a stale cache (a table created a moment ago): the checked path decides.
+      return undefined;
+    }
+    if (plan.action === 'write' || (plan.action === 'call' && !plan.readOnly)) return undefined;
+    let result: PipelinedResult;
+    try {
+      result = await call.pipeline!({ searchPath }, buildStatement(plan));
+    } catch (e) {
+      if (e instanceof PipelinedReadError) {
+        // Under the current cache the error is the caller's; under a stale one, retry.
+        if (e.schemaVersion === cache.version) throw e.error;
+        return undefined;
+      }
+      throw e;
+    }
+    if (result.schemaVersion !== cache.version) return undefined;
+    const row = result.rows[0] as MainRow;
+    const total = row.total_result_set === null ? undefined : Number(row.total_result_set);
+    return render(plan, row, total, parsed, undefined);
   }
 
   private async cacheFor(call: RestCall, tx: RequestContext): Promise<SchemaCache> {

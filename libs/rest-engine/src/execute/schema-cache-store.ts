@@ -3,6 +3,8 @@ import type { SchemaCache } from '../schema/types';
 interface Entry {
   version: number;
   cache: Promise<SchemaCache>;
+  /** Set once the load finished: lets the read fast path plan without waiting. */
+  loaded?: SchemaCache;
 }
 
 /**
@@ -27,14 +29,24 @@ export class SchemaCacheStore {
     const fresh: Entry = { version, cache };
     this.entries.delete(key);
     this.entries.set(key, fresh);
-    cache.catch(() => {
-      if (this.entries.get(key) === fresh) this.entries.delete(key);
-    });
+    cache.then(
+      (loaded) => {
+        fresh.loaded = loaded;
+      },
+      () => {
+        if (this.entries.get(key) === fresh) this.entries.delete(key);
+      },
+    );
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value as string;
       this.entries.delete(oldest);
     }
     return cache;
+  }
+
+  /** The loaded cache of `key`, if any, whatever its version (the caller checks it). */
+  peek(key: string): SchemaCache | undefined {
+    return this.entries.get(key)?.loaded;
   }
 
   /** Drops every cache whose key starts with `prefix` (a project ref). */
