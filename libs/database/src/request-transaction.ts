@@ -147,9 +147,12 @@ export interface PipelinedResult {
   rows: TextRow[];
 }
 
-/** A pipelined read failed; `schemaVersion` is known when the settings statement ran. */
-export class PipelinedReadError extends Error {
-  override name = 'PipelinedReadError';
+/**
+ * A pipelined request transaction failed in the database (the transaction is rolled back);
+ * `schemaVersion` is known when the settings statement ran before the error.
+ */
+export class PipelinedStatementError extends Error {
+  override name = 'PipelinedStatementError';
   constructor(
     readonly error: unknown,
     readonly schemaVersion: number | undefined,
@@ -188,10 +191,87 @@ export async function pipelinedRead(
   } catch (e) {
     if (e instanceof PipelineError && e.fromServer) {
       const version = e.partial[1]?.[0]?.schema_version;
-      throw new PipelinedReadError(e.error, version == null ? undefined : Number(version));
+      throw new PipelinedStatementError(e.error, version == null ? undefined : Number(version));
     }
     broken = true;
     throw e instanceof PipelineError ? e.error : e;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** What the caller of pipelinedTransaction decides once it has seen the statement's rows. */
+export interface PipelineOutcome<T> {
+  commit: boolean;
+  value: T;
+}
+
+/**
+ * A read-write request transaction in two round trips instead of four: BEGIN, the request
+ * settings and `statement` pipelined before one Sync (the transaction block stays open),
+ * then `finish` looks at the rows and the schema version and picks COMMIT or ROLLBACK. An
+ * error thrown by `finish` rolls back and propagates.
+ */
+export async function pipelinedTransaction<T>(
+  pool: Pool,
+  settings: RequestSettings,
+  statement: { text: string; values: unknown[] },
+  finish: (result: PipelinedResult) => PipelineOutcome<T>,
+): Promise<T> {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (e) {
+    throw new DatabaseConnectionError(e);
+  }
+  let broken = false;
+  const rollback = () =>
+    client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+  try {
+    let results: TextRow[][];
+    try {
+      results = await runPipeline(client, [
+        { text: 'BEGIN', values: [] },
+        requestSettingsQuery(settings),
+        statement,
+      ]);
+    } catch (e) {
+      if (e instanceof PipelineError && e.fromServer) {
+        // The failed statement left the BEGIN block open and aborted: end it.
+        await rollback();
+        const version = e.partial[1]?.[0]?.schema_version;
+        throw new PipelinedStatementError(e.error, version == null ? undefined : Number(version));
+      }
+      broken = true;
+      throw e instanceof PipelineError ? e.error : e;
+    }
+    let outcome: PipelineOutcome<T>;
+    try {
+      outcome = finish({
+        schemaVersion: Number(results[1]![0]!.schema_version),
+        rows: results[2]!,
+      });
+    } catch (e) {
+      await rollback();
+      throw e;
+    }
+    if (!outcome.commit) {
+      await rollback();
+      return outcome.value;
+    }
+    try {
+      const end = await client.query('COMMIT');
+      if (end.command === 'ROLLBACK') throw new TransactionAbortedError();
+    } catch (e) {
+      // A deferred constraint failing at COMMIT: the transaction is already gone.
+      if (!(e instanceof TransactionAbortedError) && !(e instanceof Error && 'severity' in e)) {
+        broken = true;
+      }
+      throw e;
+    }
+    return outcome.value;
   } finally {
     client.release(broken);
   }

@@ -1,5 +1,13 @@
 import { Pool } from 'pg';
-import { PipelineError, runPipeline } from '@baseplate/database';
+import {
+  connectionUrl,
+  PipelinedStatementError,
+  quoteIdent,
+  withClient,
+  pipelinedTransaction,
+  PipelineError,
+  runPipeline,
+} from '@baseplate/database';
 
 /** runPipeline: several statements, one write, one round trip, one implicit transaction. */
 describe('runPipeline against PostgreSQL', () => {
@@ -51,5 +59,65 @@ describe('runPipeline against PostgreSQL', () => {
       client.release();
       await pool.query('DROP TABLE pipeline_probe');
     }
+  });
+});
+
+describe('pipelinedTransaction against PostgreSQL', () => {
+  // Its own database: the request settings read _platform.schema_version.
+  const dbName = `bp_pipeline_${process.env.BASEPLATE_TEST_RUN_ID ?? process.pid}`;
+  const adminUrl = process.env.BASEPLATE_TEST_ADMIN_URL!;
+  let pool: Pool;
+  beforeAll(async () => {
+    await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${quoteIdent(dbName)}`));
+    pool = new Pool({ connectionString: connectionUrl(adminUrl, dbName), max: 1 });
+    await pool.query(`CREATE SCHEMA _platform;
+      CREATE TABLE _platform.schema_version (id boolean PRIMARY KEY, version bigint NOT NULL);
+      INSERT INTO _platform.schema_version VALUES (true, 7);
+      CREATE TABLE pipeline_tx_probe (id int PRIMARY KEY);`);
+  });
+  afterAll(async () => {
+    await pool.end();
+    await withClient(adminUrl, (c) => c.query(`DROP DATABASE ${quoteIdent(dbName)} WITH (FORCE)`));
+  });
+
+  const settings = {
+    role: 'postgres',
+    claims: {},
+    method: 'POST',
+    path: '/pipeline_tx_probe',
+    searchPath: ['public'],
+  };
+  const insert = (id: number) => ({
+    text: 'INSERT INTO pipeline_tx_probe VALUES ($1) RETURNING id, current_setting($2) AS role',
+    values: [id, 'role'],
+  });
+  const ids = async () =>
+    (await pool.query('SELECT id FROM pipeline_tx_probe ORDER BY id')).rows.map((r) => r.id);
+
+  it('commits or rolls back as finish decides, with the settings applied to the statement', async () => {
+    const seen = await pipelinedTransaction(pool, settings, insert(1), (r) => ({
+      commit: true,
+      value: r.rows,
+    }));
+    expect(seen).toEqual([{ id: '1', role: 'postgres' }]);
+    await pipelinedTransaction(pool, settings, insert(2), () => ({ commit: false, value: null }));
+    await expect(
+      pipelinedTransaction(pool, settings, insert(3), () => {
+        throw new Error('singular check failed');
+      }),
+    ).rejects.toThrow('singular check failed');
+    expect(await ids()).toEqual([1]);
+  });
+
+  it('reports a failing statement with the schema version, rolled back, connection reusable', async () => {
+    const failure = await pipelinedTransaction(pool, settings, insert(1), () => ({
+      commit: true,
+      value: null,
+    })).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(PipelinedStatementError);
+    expect(((failure as PipelinedStatementError).error as { code: string }).code).toBe('23505');
+    expect((failure as PipelinedStatementError).schemaVersion).toBe(7);
+    await pipelinedTransaction(pool, settings, insert(4), () => ({ commit: true, value: null }));
+    expect(await ids()).toEqual([1, 4]);
   });
 });

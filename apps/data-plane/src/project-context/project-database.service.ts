@@ -7,6 +7,8 @@ import {
   connectionUrl,
   PipelinedResult,
   pipelinedRead,
+  PipelineOutcome,
+  pipelinedTransaction,
   PoolManager,
   RequestContext,
   RequestSettings,
@@ -65,6 +67,21 @@ export class ProjectDatabaseService implements OnModuleDestroy {
       this.pool(ctx.context),
       { ...request, role: ctx.role, claims: ctx.claims },
       statement,
+    );
+  }
+
+  /** A read-write request transaction in two round trips (see pipelinedTransaction). */
+  pipelinedTransaction<T>(
+    ctx: ProjectRequestContext,
+    request: ProjectRequestOptions,
+    statement: { text: string; values: unknown[] },
+    finish: (result: PipelinedResult) => PipelineOutcome<T>,
+  ): Promise<T> {
+    return pipelinedTransaction(
+      this.pool(ctx.context),
+      { ...request, role: ctx.role, claims: ctx.claims },
+      statement,
+      finish,
     );
   }
 

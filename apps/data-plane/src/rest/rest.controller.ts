@@ -64,6 +64,13 @@ export class RestController {
           },
           fn,
         ),
+      pipelineWrite: (options, statement, finish) =>
+        this.db.pipelinedTransaction(
+          ctx,
+          { method: req.method, path, searchPath: options.searchPath, headers, statementTimeoutMs },
+          statement,
+          finish,
+        ),
       pipeline: (options, statement) =>
         this.db.pipelinedRead(
           ctx,

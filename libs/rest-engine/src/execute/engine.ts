@@ -1,6 +1,7 @@
 import {
   DatabaseConnectionError,
-  PipelinedReadError,
+  PipelinedStatementError,
+  type PipelineOutcome,
   type PipelinedResult,
   type RequestContext,
 } from '@baseplate/database';
@@ -64,6 +65,17 @@ export type PipelineRunner = (
   statement: Statement,
 ) => Promise<PipelinedResult>;
 
+/**
+ * Runs a read-write request transaction in two round trips (pipelinedTransaction in
+ * @baseplate/database): BEGIN + settings + `statement`, then the COMMIT or ROLLBACK that
+ * `finish` picks after seeing the rows: the write fast path.
+ */
+export type WritePipelineRunner = <T>(
+  options: { searchPath: string[] },
+  statement: Statement,
+  finish: (result: PipelinedResult) => PipelineOutcome<T>,
+) => Promise<T>;
+
 export interface RestCall {
   request: RestRequest;
   settings: RestProjectSettings;
@@ -74,6 +86,8 @@ export interface RestCall {
   run: TransactionRunner;
   /** Optional read fast path; without it every request takes `run`. */
   pipeline?: PipelineRunner;
+  /** Optional write fast path; without it every write takes `run`. */
+  pipelineWrite?: WritePipelineRunner;
   /** `basePath` of the OpenAPI document (the URL prefix the client used). */
   basePath?: string;
 }
@@ -219,12 +233,15 @@ export class RestEngine {
         accept: header(request.headers, 'accept'),
         maxRows: settings.maxRows,
       });
-    if (readOnly && call.pipeline) {
-      const fast = await this.pipelinedRead(call, planWith, parsed, searchPath);
-      if (fast) {
-        Object.assign(fast.headers, profileHeader);
-        return fast;
-      }
+    const fast =
+      readOnly && call.pipeline
+        ? await this.pipelinedRead(call, planWith, parsed, searchPath)
+        : !readOnly && call.pipelineWrite
+          ? await this.pipelinedWrite(call, planWith, parsed, searchPath)
+          : undefined;
+    if (fast) {
+      Object.assign(fast.headers, profileHeader);
+      return fast;
     }
     return call.run({ searchPath, readOnly }, async (tx) => {
       const cache = await this.cacheFor(call, tx);
@@ -288,7 +305,7 @@ export class RestEngine {
     try {
       result = await call.pipeline!({ searchPath }, buildStatement(plan));
     } catch (e) {
-      if (e instanceof PipelinedReadError) {
+      if (e instanceof PipelinedStatementError) {
         // Under the current cache the error is the caller's; under a stale one, retry.
         if (e.schemaVersion === cache.version) throw e.error;
         return undefined;
@@ -299,6 +316,45 @@ export class RestEngine {
     const row = result.rows[0] as MainRow;
     const total = row.total_result_set === null ? undefined : Number(row.total_result_set);
     return render(plan, row, total, parsed, undefined);
+  }
+
+  /**
+   * The write fast path: like the read one, but the transaction stays open after the
+   * statement so the singular / max-affected checks and `Prefer: tx` pick COMMIT or
+   * ROLLBACK; a schema version other than the cache's rolls back and retries checked.
+   */
+  private async pipelinedWrite(
+    call: RestCall,
+    planWith: (cache: SchemaCache) => Plan,
+    parsed: ParsedRequest,
+    searchPath: string[],
+  ): Promise<RestResponse | undefined> {
+    const cache = this.caches.peek(call.cacheKey);
+    if (!cache || parsed.preferences.timezone !== undefined) return undefined;
+    let plan: Plan;
+    try {
+      plan = planWith(cache);
+    } catch {
+      return undefined;
+    }
+    // Read-only calls through POST need SET TRANSACTION READ ONLY first: the checked path.
+    if (plan.action === 'read' || (plan.action === 'call' && plan.readOnly)) return undefined;
+    const planned = plan;
+    try {
+      return await call.pipelineWrite!({ searchPath }, buildStatement(planned), (result) => {
+        if (result.schemaVersion !== cache.version) return { commit: false, value: undefined };
+        const row = result.rows[0] as MainRow;
+        const total = row.total_result_set === null ? undefined : Number(row.total_result_set);
+        const response = render(planned, row, total, parsed, undefined);
+        return { commit: parsed.preferences.tx !== 'rollback', value: response };
+      });
+    } catch (e) {
+      if (e instanceof PipelinedStatementError) {
+        if (e.schemaVersion === cache.version) throw e.error;
+        return undefined;
+      }
+      throw e;
+    }
   }
 
   private async cacheFor(call: RestCall, tx: RequestContext): Promise<SchemaCache> {
