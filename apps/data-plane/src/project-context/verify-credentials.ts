@@ -13,13 +13,41 @@ export interface VerifyOptions {
   credentialsOptional?: boolean;
 }
 
+// Verified tokens, as PostgREST caches them: an HMAC check per request is measurable on a
+// busy data plane. Keyed by secret and token, so a rotated secret misses; an entry lives
+// until the token's own expiry (plus the 30 s skew verification allows), five minutes at most.
+const VERIFIED_CACHE_MAX = 10_000;
+const VERIFIED_CACHE_TTL_MS = 5 * 60_000;
+const verified = new Map<string, { claims: VerifiedClaims; until: number }>();
+
+async function verifyJwtCached(
+  token: string,
+  secret: string,
+): ReturnType<typeof verifyProjectJwt> {
+  const key = `${secret}\u0000${token}`;
+  const now = Date.now();
+  const hit = verified.get(key);
+  if (hit && now < hit.until) return { ok: true, claims: hit.claims };
+  if (hit) verified.delete(key);
+  const result = await verifyProjectJwt(token, secret);
+  if (result.ok) {
+    const exp = typeof result.claims.exp === 'number' ? (result.claims.exp + 30) * 1000 : now;
+    const until = Math.min(exp, now + VERIFIED_CACHE_TTL_MS);
+    if (until > now) {
+      if (verified.size >= VERIFIED_CACHE_MAX) verified.delete(verified.keys().next().value!);
+      verified.set(key, { claims: result.claims, until });
+    }
+  }
+  return result;
+}
+
 async function verifyToken(
   token: string,
   ref: string,
   secret: string,
   what: 'API key' | 'JWT',
 ): Promise<VerifiedCaller['claims']> {
-  const result = await verifyProjectJwt(token, secret);
+  const result = await verifyJwtCached(token, secret);
   if (!result.ok) {
     throw Errors.unauthorized(
       result.reason === 'expired' ? `${what} has expired` : `Invalid ${what}`,
