@@ -9,6 +9,7 @@ describe('REST API over HTTP', () => {
       CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL DEFAULT 0, label text);
       INSERT INTO counters VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c');
       GRANT ALL ON counters TO anon, authenticated, service_role;
+      CREATE FUNCTION titles() RETURNS SETOF text LANGUAGE sql STABLE AS 'SELECT title FROM films ORDER BY id';
       CREATE FUNCTION teapot() RETURNS int LANGUAGE plpgsql AS $$
         BEGIN PERFORM set_config('response.status', '418', true);
               PERFORM set_config('response.headers', '[{"X-Brew":"earl grey"}]', true);
@@ -340,6 +341,15 @@ describe('REST API over HTTP', () => {
         code: 'PGRST202',
         hint: 'Perhaps you meant to call the function public.add',
       });
+    });
+
+    it('pages a set of scalars with limit and offset', async () => {
+      const res = await call('GET', '/rpc/titles?limit=2&offset=1');
+      expect([res.status, res.body, res.headers.get('content-range')]).toEqual([
+        200,
+        ['Blade Runner', 'Lost in Translation'],
+        '1-2/*',
+      ]);
     });
 
     it('serves the OpenAPI document to the service key only', async () => {

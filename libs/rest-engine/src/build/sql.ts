@@ -510,6 +510,9 @@ export function buildCall(plan: CallPlan): Statement {
     body = bodySql(plan.media, plan.head, !plan.fn.returns.setOf);
   } else {
     source = `SELECT ${call} AS pgrst_scalar${from ? ` FROM ${from}` : ''}`;
+    const range = plan.scalarRange;
+    if (range?.limit !== undefined) source += ` LIMIT ${b.param(range.limit)}`;
+    if (range && range.offset > 0) source += ` OFFSET ${b.param(range.offset)}`;
     const agg = plan.fn.returns.setOf
       ? `coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text`
       : `coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')`;

@@ -552,7 +552,10 @@ function render(
   } else if (plan.action === 'call' && plan.fn.returns.kind === 'void') {
     status = 204;
   } else {
-    const offset = plan.action === 'read' ? (plan.root.offset ?? 0) : (plan.root?.offset ?? 0);
+    const offset =
+      plan.action === 'read'
+        ? (plan.root.offset ?? 0)
+        : (plan.root?.offset ?? plan.scalarRange?.offset ?? 0);
     headers['content-range'] = contentRange(offset, pageTotal, total);
     status = 200;
     if (total !== undefined) {

@@ -85,3 +85,25 @@ describe('negotiateMedia', () => {
     expect(error.message).toBe(`None of these media types are available: ${list}`);
   });
 });
+
+describe('negotiateMedia, as PostgREST ranks offers', () => {
+  it('prefers the more specific type on a q tie', () => {
+    expect(negotiateMedia('*/*, text/csv').type).toBe('csv');
+    expect(negotiateMedia('*/*;q=0.9, text/csv;q=0.9').type).toBe('csv');
+    expect(negotiateMedia('*/*, text/csv;q=0.5').type).toBe('json');
+  });
+
+  it('refuses type wildcards other than */*, naming the types only', () => {
+    for (const accept of ['text/*', 'application/*']) {
+      expect(catchError(() => negotiateMedia(accept))).toMatchObject({
+        code: 'PGRST107',
+        status: 406,
+      });
+    }
+    expect(
+      catchError(() => negotiateMedia('text/html;q=0.5, foo/bar;charset=utf-8')),
+    ).toMatchObject({
+      message: 'None of these media types are available: foo/bar, text/html',
+    });
+  });
+});

@@ -29,9 +29,11 @@ export function parseAccept(header: string | undefined): Offer[] {
     const q = params.q === undefined ? 1 : Number(params.q);
     return [{ type, params, q: Number.isFinite(q) ? q : 0, index }];
   });
+  // Preference order: q, then the more specific type (`text/csv` before `*/*`), then as written.
+  const specificity = (type: string): number => (type === '*/*' ? 0 : type.endsWith('/*') ? 1 : 2);
   return offers
     .filter((o) => o.q > 0)
-    .sort((a, b) => b.q - a.q || a.index - b.index)
+    .sort((a, b) => b.q - a.q || specificity(b.type) - specificity(a.type) || a.index - b.index)
     .map(({ type, params, q }) => ({ type, params, q }));
 }
 
@@ -39,7 +41,6 @@ function mediaFor(offer: Offer, root: boolean): Media | undefined {
   const stripNulls = offer.params.nulls === 'stripped';
   switch (offer.type) {
     case '*/*':
-    case 'application/*':
       return root
         ? {
             type: 'openapi',
@@ -69,7 +70,6 @@ function mediaFor(offer: Offer, root: boolean): Media | undefined {
     case 'application/vnd.pgrst.object':
       return root ? undefined : { type: 'object', stripNulls, contentType: OBJECT_TYPE };
     case 'text/csv':
-    case 'text/*':
       return root
         ? undefined
         : { type: 'csv', stripNulls: false, contentType: 'text/csv; charset=utf-8' };
@@ -88,9 +88,7 @@ export function negotiateMedia(accept: string | undefined, root = false): Media 
     const media = mediaFor(offer, root);
     if (media) return media;
   }
-  const asked = offers.map((o) =>
-    [o.type, ...Object.entries(o.params).map(([k, v]) => `${k}=${v}`)].join('; '),
-  );
+  const asked = offers.map((o) => o.type);
   throw new PostgrestError(
     'PGRST107',
     406,

@@ -260,6 +260,13 @@ describe('plan: embed modifiers', () => {
     });
   });
 
+  it('refuses a related order on a relation the select does not embed (PGRST108)', () => {
+    expect(failure('GET', '/films?order=directors(last_name)')).toMatchObject({
+      code: 'PGRST108',
+      message: "'directors' is not an embedded resource in this request",
+    });
+  });
+
   it.each(['count()', 'year.sum()', 'total:year.max()::int', 'directors(count())'])(
     'refuses the aggregate select=%s with PGRST123',
     (select) => {

@@ -274,20 +274,21 @@ const embedNamed = (node: ReadNode, name: string): EmbedNode | undefined =>
   embedsOf(node).find((e) => e.outputName === name) ??
   embedsOf(node).find((e) => e.relationship.target.name === name);
 
+const notEmbedded = (name: string): PostgrestError =>
+  new PostgrestError(
+    'PGRST108',
+    400,
+    `'${name}' is not an embedded resource in this request`,
+    null,
+    `Verify that '${name}' is included in the 'select' query parameter.`,
+  );
+
 /** The node an embed path (`a.b` of `a.b.col=eq.1`) refers to; PGRST108 when not embedded. */
 function nodeAt(root: ReadNode, path: EmbedPath): ReadNode {
   let node = root;
   for (const segment of path) {
     const embed = embedNamed(node, segment);
-    if (!embed) {
-      throw new PostgrestError(
-        'PGRST108',
-        400,
-        `'${segment}' is not an embedded resource in this request`,
-        null,
-        `Verify that '${segment}' is included in the 'select' query parameter.`,
-      );
-    }
+    if (!embed) throw notEmbedded(segment);
     node = embed.node;
   }
   return node;
@@ -359,12 +360,11 @@ function planOrder(b: TreeBuilder, node: ReadNode, term: OrderTerm): PlannedOrde
   if (term.relation === undefined) {
     return { ...base, isJson: isJsonColumn(node.source.table, term.field.name) };
   }
-  const table = node.source.table;
   const embed = embedNamed(node, term.relation);
-  const relationship =
-    embed?.relationship ??
-    (table ? findRelationship(b.cache, table, term.relation, undefined) : undefined);
-  if (!relationship || !isToOne(relationship)) {
+  // PostgREST orders by a related column only through an embed of the request.
+  if (!embed) throw notEmbedded(term.relation);
+  const relationship = embed.relationship;
+  if (!isToOne(relationship)) {
     throw new PostgrestError(
       'PGRST118',
       400,
@@ -630,10 +630,12 @@ function planCall(input: PlanInput, name: string): CallPlan {
     root.limit = limit;
     if (offset > 0) root.offset = offset;
   }
+  const scalarRange = !root && fn.returns.setOf ? topRange(input) : undefined;
   return {
     action: 'call',
     schema: input.schema,
     fn,
+    ...(scalarRange ? { scalarRange } : {}),
     ...(payload === undefined ? {} : { payload }),
     ...(wholeBody ? { wholeBody } : {}),
     args,

@@ -170,6 +170,8 @@ export interface CallPlan {
   args: CallArgument[];
   /** Shaping of a set or composite result (select/filters/order/limit); absent for scalars. */
   root?: ReadNode;
+  /** limit/offset/Range (and max rows) of a set of scalars. */
+  scalarRange?: { limit?: number; offset: number };
   readOnly: boolean;
   count?: CountPlan['kind'];
   head: boolean;
