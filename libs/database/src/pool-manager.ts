@@ -62,6 +62,9 @@ export class PoolManager {
     });
     // An idle client losing its connection (database dropped, server restart) must not crash the process.
     pool.on('error', () => undefined);
+    // Nor one that loses it while checked out between two queries (pg emits 'error' on the
+    // client then, and the pool listens only to idle ones): the next query fails instead.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     this.entries.set(key, { pool, lastUsed: Date.now() });
     return pool;
   }

@@ -455,9 +455,12 @@ describe('buildStatement: writes', () => {
     expectOnlyBound(statement, body + 'zz_id');
   });
 
-  it('turns an empty PATCH into a statement that touches nothing', () => {
-    const { text } = sql('PATCH', '/films?id=eq.1', { body: '{}' });
-    expect(text).toContain(`WITH pgrst_source AS (SELECT ${films}.* FROM ${films} WHERE false)`);
+  it('turns an empty PATCH into a statement that touches nothing, its filters still bound', () => {
+    const { text, values } = sql('PATCH', '/films?id=eq.1', { body: '{}' });
+    expect(text).toContain(
+      `WITH pgrst_source AS (SELECT ${films}.* FROM ${films} WHERE false AND ${films}."id" = $1)`,
+    );
+    expect(values).toEqual(['1']);
     expect(text).not.toContain('UPDATE');
     expect(text).not.toContain('RETURNING');
   });

@@ -432,7 +432,10 @@ function writeSql(b: Builder, plan: WritePlan): string {
     case 'insert':
       return insertSql(b, plan);
     case 'update':
-      if (plan.columns.length === 0) return `SELECT ${table}.* FROM ${table} WHERE false`;
+      // Nothing to set: a no-op that still binds the filters' parameters.
+      if (plan.columns.length === 0) {
+        return `SELECT ${table}.* FROM ${table} WHERE false${where.length > 0 ? ` AND ${where.join(' AND ')}` : ''}`;
+      }
       return `UPDATE ${table} SET ${plan.columns
         .map((c) => `${quoteIdent(c)} = pgrst_body.${quoteIdent(c)}`)
         .join(

@@ -71,7 +71,9 @@ const EXACT_STATUS: Record<string, (message: string, role: string) => number> = 
   '25006': () => 405,
   // pg-safeupdate refuses a DELETE/UPDATE without WHERE: the client's fault, unlike other
   // cardinality violations (a subquery returning two rows inside a view or function).
-  '21000': (m) => (m.endsWith('requires a WHERE clause') ? 400 : 500),
+  // Cardinality violations come from the request (an upsert batch naming one key twice,
+  // a subquery of the caller's returning two rows): 400 where PostgREST says 500.
+  '21000': () => 400,
   // A JWT naming a role that does not exist fails at SET ROLE (PostgREST v13.0.1+).
   '22023': (m) => (/^role ".*" does not exist$/s.test(m) ? 401 : 400),
   '53400': () => 500,
@@ -98,7 +100,9 @@ const CLASS_STATUS: Record<string, number> = {
   '3B': 500,
   '40': 500,
   '53': 503,
-  '54': 500,
+  // Program limits (a select of 2000 columns, JSON nested 20000 deep) are hit by the
+  // request's size: 400 where PostgREST says 500.
+  '54': 400,
   '55': 500,
   '57': 500,
   '58': 500,
