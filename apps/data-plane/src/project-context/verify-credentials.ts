@@ -20,10 +20,7 @@ const VERIFIED_CACHE_MAX = 10_000;
 const VERIFIED_CACHE_TTL_MS = 5 * 60_000;
 const verified = new Map<string, { claims: VerifiedClaims; until: number }>();
 
-async function verifyJwtCached(
-  token: string,
-  secret: string,
-): ReturnType<typeof verifyProjectJwt> {
+async function verifyJwtCached(token: string, secret: string): ReturnType<typeof verifyProjectJwt> {
   const key = `${secret}\u0000${token}`;
   const now = Date.now();
   const hit = verified.get(key);
