@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { serialize } from 'pg-protocol';
 // pg's own value serialisation (dates, buffers, arrays, objects), as client.query uses.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { prepareValue } = require('pg/lib/utils') as { prepareValue: (v: unknown) => unknown };
@@ -17,12 +18,7 @@ interface Field {
 
 /** The slice of pg's Connection a submittable drives (pg 8). */
 interface Connection {
-  stream: { cork?: () => void; uncork?: () => void };
-  parse(query: { name?: string; text: string; types: number[] }): void;
-  bind(config: { portal?: string; statement?: string; values: unknown[] }): void;
-  describe(msg: { type: 'P' | 'S'; name?: string }): void;
-  execute(config: { portal?: string; rows?: number }): void;
-  sync(): void;
+  stream: { write(buffer: Buffer): boolean };
 }
 
 /**
@@ -45,18 +41,18 @@ class PipelineQuery {
   }
 
   submit(connection: Connection): void {
-    connection.stream.cork?.();
-    try {
-      for (const s of this.statements) {
-        connection.parse({ text: s.text, types: [] });
-        connection.bind({ values: s.values.map((v) => prepareValue(v)) });
-        connection.describe({ type: 'P' });
-        connection.execute({ rows: 0 });
-      }
-      connection.sync();
-    } finally {
-      connection.stream.uncork?.();
+    // One buffer, one write: on this kind of machine the syscall is the expensive part.
+    const messages: Buffer[] = [];
+    for (const s of this.statements) {
+      messages.push(
+        serialize.parse({ text: s.text, types: [] }),
+        serialize.bind({ values: s.values.map((v) => prepareValue(v)) as Array<string | null> }),
+        serialize.describe({ type: 'P' }),
+        serialize.execute({ rows: 0 }),
+      );
     }
+    messages.push(serialize.sync());
+    connection.stream.write(Buffer.concat(messages));
   }
 
   handleRowDescription(msg: { fields: Field[] }): void {
