@@ -22,6 +22,33 @@ interface Connection {
 }
 
 /**
+ * Server-side prepared statements of one connection, as PostgREST keeps them: a statement
+ * text seen before is bound to its name without a Parse, so PostgreSQL neither parses nor
+ * re-plans it (its plan cache still revalidates after DDL, a role or a search_path change).
+ * Names are never reused: a batch that failed forgets (and later closes) what it parsed.
+ */
+interface PreparedStatements {
+  /** The schema version the names were prepared under; another one starts afresh. */
+  generation: number | undefined;
+  names: Map<string, string>;
+  counter: number;
+  /** Names to Close at the start of the next batch (evicted or of a failed batch). */
+  toClose: string[];
+}
+
+export const PREPARED_PER_CONNECTION = 200;
+const prepared = new WeakMap<Connection, PreparedStatements>();
+
+function preparedOf(connection: Connection): PreparedStatements {
+  let state = prepared.get(connection);
+  if (!state) {
+    state = { generation: undefined, names: new Map(), counter: 0, toClose: [] };
+    prepared.set(connection, state);
+  }
+  return state;
+}
+
+/**
  * Several statements sent in one write and answered in one round trip, through pg's
  * "submittable" extension point (the one pg-cursor uses): Parse/Bind/Describe/Execute for
  * each, then a single Sync. PostgreSQL runs everything before the Sync in one implicit
@@ -32,27 +59,76 @@ class PipelineQuery {
   private readonly results: TextRow[][];
   private fields: Field[] = [];
   private index = 0;
+  private state: PreparedStatements | undefined;
+  /** Statements this batch parses under a new name: kept on success only. */
+  private readonly parsed = new Map<string, string>();
 
   constructor(
     private readonly statements: PipelineStatement[],
     private readonly done: (error: unknown, results?: TextRow[][]) => void,
+    /** Schema version the statements were built for (undefined: prepare nothing). */
+    private readonly generation: number | undefined,
   ) {
     this.results = statements.map(() => []);
   }
 
   submit(connection: Connection): void {
+    const state = preparedOf(connection);
+    this.state = state;
+    const reuse = this.generation !== undefined;
+    if (reuse && this.generation !== state.generation) {
+      // After DDL a prepared statement could keep parameter types the schema no longer
+      // has: statements of another schema version are closed, not reused.
+      state.toClose.push(...state.names.values());
+      state.names.clear();
+      state.generation = this.generation;
+    }
     // One buffer, one write: on this kind of machine the syscall is the expensive part.
-    const messages: Buffer[] = [];
+    const messages: Buffer[] = state.toClose.map((name) => serialize.close({ type: 'S', name }));
+    state.toClose = [];
     for (const s of this.statements) {
+      let name = reuse ? (state.names.get(s.text) ?? this.parsed.get(s.text)) : '';
+      if (!reuse) {
+        messages.push(serialize.parse({ text: s.text, types: [] }));
+      } else if (name === undefined) {
+        name = `bp_${++state.counter}`;
+        this.parsed.set(s.text, name);
+        messages.push(serialize.parse({ name, text: s.text, types: [] }));
+      } else if (state.names.has(s.text)) {
+        // Most recently used last: eviction takes the oldest.
+        state.names.delete(s.text);
+        state.names.set(s.text, name);
+      }
       messages.push(
-        serialize.parse({ text: s.text, types: [] }),
-        serialize.bind({ values: s.values.map((v) => prepareValue(v)) as Array<string | null> }),
+        serialize.bind({
+          statement: name,
+          values: s.values.map((v) => prepareValue(v)) as Array<string | null>,
+        }),
         serialize.describe({ type: 'P' }),
         serialize.execute({ rows: 0 }),
       );
     }
     messages.push(serialize.sync());
     connection.stream.write(Buffer.concat(messages));
+  }
+
+  /** After the batch: keep what it prepared (success) or close it later (failure). */
+  private settle(ok: boolean): void {
+    const state = this.state;
+    if (!state) return;
+    for (const [text, name] of this.parsed) {
+      if (!ok) {
+        state.toClose.push(name);
+        continue;
+      }
+      state.names.set(text, name);
+      if (state.names.size > PREPARED_PER_CONNECTION) {
+        const [oldestText, oldestName] = state.names.entries().next().value!;
+        state.names.delete(oldestText);
+        state.toClose.push(oldestName);
+      }
+    }
+    this.parsed.clear();
   }
 
   handleRowDescription(msg: { fields: Field[] }): void {
@@ -84,10 +160,12 @@ class PipelineQuery {
     // PostgreSQL skips to our Sync after an error. pg detaches the query on an error
     // message, so the ReadyForQuery that follows is not routed here (pg holds further
     // queries on this client until it arrives): the pipeline ends now.
+    this.settle(false);
     this.done(error, this.results);
   }
 
   handleReadyForQuery(): void {
+    this.settle(true);
     this.done(undefined, this.results);
   }
 
@@ -119,20 +197,26 @@ export class PipelineError extends Error {
 /**
  * Runs `statements` as one pipelined round trip on `client` (which must be idle, outside
  * any transaction); resolves with each statement's rows. The whole batch is one implicit
- * transaction.
+ * transaction. With a `generation` (the schema version the statements were built for) the
+ * connection keeps them prepared for the next batch of the same generation.
  */
 export function runPipeline(
   client: PoolClient,
   statements: PipelineStatement[],
+  generation?: number,
 ): Promise<TextRow[][]> {
   return new Promise((resolve, reject) => {
     let settled = false;
-    const query = new PipelineQuery(statements, (error, results) => {
-      if (settled) return;
-      settled = true;
-      if (error) reject(new PipelineError(error, results ?? []));
-      else resolve(results!);
-    });
+    const query = new PipelineQuery(
+      statements,
+      (error, results) => {
+        if (settled) return;
+        settled = true;
+        if (error) reject(new PipelineError(error, results ?? []));
+        else resolve(results!);
+      },
+      generation,
+    );
     (client as unknown as { query(q: PipelineQuery): void }).query(query);
   });
 }

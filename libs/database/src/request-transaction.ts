@@ -164,6 +164,9 @@ export class PipelinedStatementError extends Error {
 const READ_ONLY_SQL = "SELECT set_config('transaction_read_only', 'on', true)";
 
 /**
+ * `generation` (the schema version the statement was built for) lets the connection keep
+ * its statements prepared; see runPipeline.
+ *
  * A read-only request transaction in ONE round trip: read-only mode, the request settings
  * and `statement` pipelined before a single Sync (see runPipeline), so they share one
  * implicit transaction. The caller built `statement` from a schema cache it assumed
@@ -173,6 +176,7 @@ export async function pipelinedRead(
   pool: Pool,
   settings: RequestSettings,
   statement: { text: string; values: unknown[] },
+  generation?: number,
 ): Promise<PipelinedResult> {
   let client: PoolClient;
   try {
@@ -182,11 +186,11 @@ export async function pipelinedRead(
   }
   let broken = false;
   try {
-    const [, set, rows] = await runPipeline(client, [
-      { text: READ_ONLY_SQL, values: [] },
-      requestSettingsQuery(settings),
-      statement,
-    ]);
+    const [, set, rows] = await runPipeline(
+      client,
+      [{ text: READ_ONLY_SQL, values: [] }, requestSettingsQuery(settings), statement],
+      generation,
+    );
     return { schemaVersion: Number(set![0]!.schema_version), rows: rows! };
   } catch (e) {
     if (e instanceof PipelineError && e.fromServer) {
@@ -217,6 +221,7 @@ export async function pipelinedTransaction<T>(
   settings: RequestSettings,
   statement: { text: string; values: unknown[] },
   finish: (result: PipelinedResult) => PipelineOutcome<T>,
+  generation?: number,
 ): Promise<T> {
   let client: PoolClient;
   try {
@@ -232,11 +237,11 @@ export async function pipelinedTransaction<T>(
   try {
     let results: TextRow[][];
     try {
-      results = await runPipeline(client, [
-        { text: 'BEGIN', values: [] },
-        requestSettingsQuery(settings),
-        statement,
-      ]);
+      results = await runPipeline(
+        client,
+        [{ text: 'BEGIN', values: [] }, requestSettingsQuery(settings), statement],
+        generation,
+      );
     } catch (e) {
       if (e instanceof PipelineError && e.fromServer) {
         // The failed statement left the BEGIN block open and aborted: end it.

@@ -1,4 +1,4 @@
-import { Pool } from 'pg';
+import { Pool, PoolClient } from 'pg';
 import {
   connectionUrl,
   PipelinedStatementError,
@@ -119,5 +119,72 @@ describe('pipelinedTransaction against PostgreSQL', () => {
     expect((failure as PipelinedStatementError).schemaVersion).toBe(7);
     await pipelinedTransaction(pool, settings, insert(4), () => ({ commit: true, value: null }));
     expect(await ids()).toEqual([1, 4]);
+  });
+});
+
+describe('runPipeline prepared statements', () => {
+  let pool: Pool;
+  beforeAll(() => {
+    pool = new Pool({ connectionString: process.env.BASEPLATE_TEST_ADMIN_URL, max: 1 });
+  });
+  afterAll(() => pool.end());
+
+  const preparedNames = async (client: PoolClient) =>
+    (
+      await client.query<{ name: string }>(
+        "SELECT name FROM pg_prepared_statements WHERE name LIKE 'bp\\_%' ORDER BY name",
+      )
+    ).rows.map((r) => r.name);
+
+  it('prepares once per generation, and closes the names of an older one', async () => {
+    await pool.query('DROP TABLE IF EXISTS pipeline_prep; CREATE TABLE pipeline_prep (c int)');
+    await pool.query('INSERT INTO pipeline_prep VALUES (1)');
+    const client = await pool.connect();
+    try {
+      const select = {
+        text: 'SELECT count(*) AS n FROM pipeline_prep WHERE c = $1',
+        values: ['1'],
+      };
+      expect(await runPipeline(client, [select], 1)).toEqual([[{ n: '1' }]]);
+      const first = await preparedNames(client);
+      expect(first).toHaveLength(1);
+      expect(await runPipeline(client, [select], 1)).toEqual([[{ n: '1' }]]);
+      expect(await preparedNames(client)).toEqual(first);
+      // DDL changes the column's type: under the next schema version the statement is
+      // parsed afresh (the old one, with an int parameter, would now fail).
+      await client.query('ALTER TABLE pipeline_prep ALTER COLUMN c TYPE text');
+      const text = { text: select.text, values: ['1'] };
+      expect(await runPipeline(client, [text], 2)).toEqual([[{ n: '1' }]]);
+      const second = await preparedNames(client);
+      expect(second).toHaveLength(1);
+      expect(second).not.toEqual(first);
+    } finally {
+      client.release();
+      await pool.query('DROP TABLE pipeline_prep');
+    }
+  });
+
+  it('forgets and closes what a failed batch prepared', async () => {
+    const client = await pool.connect();
+    try {
+      const before = await preparedNames(client);
+      await expect(
+        runPipeline(
+          client,
+          [
+            { text: 'SELECT 1 AS ok', values: [] },
+            { text: 'SELECT 1 / $1::int AS boom', values: [0] },
+          ],
+          3,
+        ),
+      ).rejects.toBeInstanceOf(PipelineError);
+      await runPipeline(client, [{ text: 'SELECT 2 AS ok', values: [] }], 3);
+      const after = await preparedNames(client);
+      // Only the statement of the successful batch remains (older generations closed too).
+      expect(after).toHaveLength(1);
+      expect(after).not.toEqual(expect.arrayContaining(before));
+    } finally {
+      client.release();
+    }
   });
 });

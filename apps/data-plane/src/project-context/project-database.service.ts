@@ -62,11 +62,13 @@ export class ProjectDatabaseService implements OnModuleDestroy {
     ctx: ProjectRequestContext,
     request: ProjectRequestOptions,
     statement: { text: string; values: unknown[] },
+    generation?: number,
   ): Promise<PipelinedResult> {
     return pipelinedRead(
       this.pool(ctx.context),
       { ...request, role: ctx.role, claims: ctx.claims },
       statement,
+      generation,
     );
   }
 
@@ -76,12 +78,14 @@ export class ProjectDatabaseService implements OnModuleDestroy {
     request: ProjectRequestOptions,
     statement: { text: string; values: unknown[] },
     finish: (result: PipelinedResult) => PipelineOutcome<T>,
+    generation?: number,
   ): Promise<T> {
     return pipelinedTransaction(
       this.pool(ctx.context),
       { ...request, role: ctx.role, claims: ctx.claims },
       statement,
       finish,
+      generation,
     );
   }
 

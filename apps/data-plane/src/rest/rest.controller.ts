@@ -70,12 +70,14 @@ export class RestController {
           { method: req.method, path, searchPath: options.searchPath, headers, statementTimeoutMs },
           statement,
           finish,
+          options.generation,
         ),
       pipeline: (options, statement) =>
         this.db.pipelinedRead(
           ctx,
           { method: req.method, path, searchPath: options.searchPath, headers, statementTimeoutMs },
           statement,
+          options.generation,
         ),
     });
     void reply.status(response.status).headers(response.headers);

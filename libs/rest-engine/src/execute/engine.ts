@@ -61,7 +61,7 @@ export type TransactionRunner = <T>(
  * pipelined round trip (pipelinedRead in @baseplate/database): the read fast path.
  */
 export type PipelineRunner = (
-  options: { searchPath: string[] },
+  options: { searchPath: string[]; generation: number },
   statement: Statement,
 ) => Promise<PipelinedResult>;
 
@@ -71,7 +71,7 @@ export type PipelineRunner = (
  * `finish` picks after seeing the rows: the write fast path.
  */
 export type WritePipelineRunner = <T>(
-  options: { searchPath: string[] },
+  options: { searchPath: string[]; generation: number },
   statement: Statement,
   finish: (result: PipelinedResult) => PipelineOutcome<T>,
 ) => Promise<T>;
@@ -303,7 +303,10 @@ export class RestEngine {
     if (plan.action === 'write' || (plan.action === 'call' && !plan.readOnly)) return undefined;
     let result: PipelinedResult;
     try {
-      result = await call.pipeline!({ searchPath }, buildStatement(plan));
+      result = await call.pipeline!(
+        { searchPath, generation: cache.version },
+        buildStatement(plan),
+      );
     } catch (e) {
       if (e instanceof PipelinedStatementError) {
         // Under the current cache the error is the caller's; under a stale one, retry.
@@ -341,7 +344,8 @@ export class RestEngine {
     if (plan.action === 'read' || (plan.action === 'call' && plan.readOnly)) return undefined;
     const planned = plan;
     try {
-      return await call.pipelineWrite!({ searchPath }, buildStatement(planned), (result) => {
+      const options = { searchPath, generation: cache.version };
+      return await call.pipelineWrite!(options, buildStatement(planned), (result) => {
         if (result.schemaVersion !== cache.version) return { commit: false, value: undefined };
         const row = result.rows[0] as MainRow;
         const total = row.total_result_set === null ? undefined : Number(row.total_result_set);
