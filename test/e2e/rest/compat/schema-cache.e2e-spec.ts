@@ -1,27 +1,6 @@
-import { Client as PgClient } from 'pg';
-import { adminRoleName, connectionUrl, projectDbName, quoteIdent } from '@baseplate/database';
 import { request, waitFor } from '../../../support/http';
 import { bootRestFixture, type RestFixture } from '../fixture';
 import { clientFor, failed, ok, pgError, type Client, view } from './supabase-client';
-
-/**
- * CREATE SCHEMA as the cluster admin, owned by the project's admin role. The SQL endpoint
- * cannot do it yet (its role has no CREATE on the database: 42501), unlike Supabase's
- * `postgres` role; everything else in the schema goes through the SQL endpoint.
- */
-async function createSchemaOwnedByProject(ref: string, schema: string): Promise<void> {
-  const admin = new PgClient({
-    connectionString: connectionUrl(process.env.BASEPLATE_TEST_ADMIN_URL!, projectDbName(ref)),
-  });
-  await admin.connect();
-  try {
-    await admin.query(
-      `CREATE SCHEMA ${quoteIdent(schema)} AUTHORIZATION ${quoteIdent(adminRoleName(ref))}`,
-    );
-  } finally {
-    await admin.end();
-  }
-}
 
 /** DDL through the SQL endpoint is visible to supabase-js without any reload step. */
 describe('supabase-js and schema changes', () => {
@@ -91,8 +70,9 @@ describe('supabase-js and schema changes', () => {
   });
 
   it('db.schema on a schema that is not exposed is PGRST106, 406; exposing it makes it work', async () => {
-    await createSchemaOwnedByProject(f.project.ref, 'other');
+    // The project's admin role may create schemas, as Supabase's postgres role does.
     await f.sql(`
+      CREATE SCHEMA other;
       CREATE TABLE other.things (id int PRIMARY KEY, name text);
       INSERT INTO other.things VALUES (1, 'thing one');
       GRANT USAGE ON SCHEMA other TO anon, authenticated, service_role;
