@@ -272,9 +272,8 @@ function columnDescription(cache: SchemaCache, t: Table, c: Column): string | nu
 }
 
 /**
- * The table and column a single-column foreign key on `c` points to, tables before views.
- * Only many-to-one entries count: a one-to-one entry looks the same from the side that holds
- * the key and from the side it references, and the cache does not say which this is.
+ * The table and column a single-column foreign key on `c` points to, tables before views:
+ * many-to-one entries, and one-to-one entries seen from the table that holds the key.
  */
 function foreignKeyTarget(
   cache: SchemaCache,
@@ -285,7 +284,10 @@ function foreignKeyTarget(
     cache.tables.get(qualifiedKey(r.target))?.kind === 'view' ? 1 : 0;
   const rel = (cache.relationships.get(qualifiedKey(t)) ?? [])
     .filter(
-      (r) => r.cardinality === 'm2o' && r.columns.length === 1 && r.columns[0]?.from === c.name,
+      (r) =>
+        (r.cardinality === 'm2o' || (r.cardinality === 'o2o' && r.ownsKey === true)) &&
+        r.columns.length === 1 &&
+        r.columns[0]?.from === c.name,
     )
     .sort((a, b) => isView(a) - isView(b))[0];
   const column = rel?.columns[0]?.to;
