@@ -54,6 +54,15 @@ export class DatabaseConnectionError extends Error {
   }
 }
 
+/** A connection from `pool`, or DatabaseConnectionError. */
+async function connect(pool: Pool): Promise<PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (e) {
+    throw new DatabaseConnectionError(e);
+  }
+}
+
 export class TransactionAbortedError extends Error {
   override name = 'TransactionAbortedError';
   constructor() {
@@ -98,12 +107,7 @@ export async function withRequestTransaction<T>(
   settings: RequestSettings,
   fn: (ctx: RequestContext) => Promise<T>,
 ): Promise<T> {
-  let client: PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (e) {
-    throw new DatabaseConnectionError(e);
-  }
+  const client = await connect(pool);
   let broken = false;
   try {
     await client.query(
@@ -161,6 +165,12 @@ export class PipelinedStatementError extends Error {
   }
 }
 
+/** The error of a request pipeline whose second statement is the settings one. */
+function statementError(e: PipelineError): PipelinedStatementError {
+  const version = e.partial[1]?.[0]?.schema_version;
+  return new PipelinedStatementError(e.error, version == null ? undefined : Number(version));
+}
+
 const READ_ONLY_SQL = "SELECT set_config('transaction_read_only', 'on', true)";
 
 /**
@@ -178,12 +188,7 @@ export async function pipelinedRead(
   statement: { text: string; values: unknown[] },
   generation?: number,
 ): Promise<PipelinedResult> {
-  let client: PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (e) {
-    throw new DatabaseConnectionError(e);
-  }
+  const client = await connect(pool);
   let broken = false;
   try {
     const [, set, rows] = await runPipeline(
@@ -194,8 +199,7 @@ export async function pipelinedRead(
     return { schemaVersion: Number(set![0]!.schema_version), rows: rows! };
   } catch (e) {
     if (e instanceof PipelineError && e.fromServer) {
-      const version = e.partial[1]?.[0]?.schema_version;
-      throw new PipelinedStatementError(e.error, version == null ? undefined : Number(version));
+      throw statementError(e);
     }
     broken = true;
     throw e instanceof PipelineError ? e.error : e;
@@ -223,12 +227,7 @@ export async function pipelinedTransaction<T>(
   finish: (result: PipelinedResult) => PipelineOutcome<T>,
   generation?: number,
 ): Promise<T> {
-  let client: PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (e) {
-    throw new DatabaseConnectionError(e);
-  }
+  const client = await connect(pool);
   let broken = false;
   const rollback = () =>
     client.query('ROLLBACK').catch(() => {
@@ -246,8 +245,7 @@ export async function pipelinedTransaction<T>(
       if (e instanceof PipelineError && e.fromServer) {
         // The failed statement left the BEGIN block open and aborted: end it.
         await rollback();
-        const version = e.partial[1]?.[0]?.schema_version;
-        throw new PipelinedStatementError(e.error, version == null ? undefined : Number(version));
+        throw statementError(e);
       }
       broken = true;
       throw e instanceof PipelineError ? e.error : e;

@@ -233,12 +233,7 @@ export class RestEngine {
         accept: header(request.headers, 'accept'),
         maxRows: settings.maxRows,
       });
-    const fast =
-      readOnly && call.pipeline
-        ? await this.pipelinedRead(call, planWith, parsed, searchPath)
-        : !readOnly && call.pipelineWrite
-          ? await this.pipelinedWrite(call, planWith, parsed, searchPath)
-          : undefined;
+    const fast = await this.pipelined(call, planWith, parsed, searchPath, readOnly);
     if (fast) {
       Object.assign(fast.headers, profileHeader);
       return fast;
@@ -272,16 +267,18 @@ export class RestEngine {
   }
 
   /**
-   * The read fast path: plan with the cache already loaded, run the transaction in one
-   * pipelined round trip, and keep the answer only if the schema version it read is the
-   * cache's. Otherwise (no cache yet, a stale one, a preference that needs another
-   * statement) answer undefined and let the checked path run.
+   * The fast paths: plan with the cache already loaded and run the request pipelined (a
+   * read in one round trip; a write in two, its COMMIT or ROLLBACK chosen after the singular
+   * / max-affected / `tx` checks). The answer is kept only if the schema version the
+   * transaction read is the cache's; otherwise (no cache yet, a stale one, a preference that
+   * needs a statement of its own) answer undefined and let the checked path run.
    */
-  private async pipelinedRead(
+  private async pipelined(
     call: RestCall,
     planWith: (cache: SchemaCache) => Plan,
     parsed: ParsedRequest,
     searchPath: string[],
+    readOnly: boolean,
   ): Promise<RestResponse | undefined> {
     const cache = this.caches.peek(call.cacheKey);
     const prefs = parsed.preferences;
@@ -300,60 +297,27 @@ export class RestEngine {
       // Possibly a stale cache (a table created a moment ago): the checked path decides.
       return undefined;
     }
-    if (plan.action === 'write' || (plan.action === 'call' && !plan.readOnly)) return undefined;
-    let result: PipelinedResult;
-    try {
-      result = await call.pipeline!(
-        { searchPath, generation: cache.version },
-        buildStatement(plan),
-      );
-    } catch (e) {
-      if (e instanceof PipelinedStatementError) {
-        // Under the current cache the error is the caller's; under a stale one, retry.
-        if (e.schemaVersion === cache.version) throw e.error;
-        return undefined;
-      }
-      throw e;
-    }
-    if (result.schemaVersion !== cache.version) return undefined;
-    const row = result.rows[0] as MainRow;
-    const total = row.total_result_set === null ? undefined : Number(row.total_result_set);
-    return render(plan, row, total, parsed, undefined);
-  }
-
-  /**
-   * The write fast path: like the read one, but the transaction stays open after the
-   * statement so the singular / max-affected checks and `Prefer: tx` pick COMMIT or
-   * ROLLBACK; a schema version other than the cache's rolls back and retries checked.
-   */
-  private async pipelinedWrite(
-    call: RestCall,
-    planWith: (cache: SchemaCache) => Plan,
-    parsed: ParsedRequest,
-    searchPath: string[],
-  ): Promise<RestResponse | undefined> {
-    const cache = this.caches.peek(call.cacheKey);
-    if (!cache || parsed.preferences.timezone !== undefined) return undefined;
-    let plan: Plan;
-    try {
-      plan = planWith(cache);
-    } catch {
-      return undefined;
-    }
     // Read-only calls through POST need SET TRANSACTION READ ONLY first: the checked path.
-    if (plan.action === 'read' || (plan.action === 'call' && plan.readOnly)) return undefined;
-    const planned = plan;
+    const planReadOnly = plan.action === 'read' || (plan.action === 'call' && plan.readOnly);
+    if (planReadOnly !== readOnly) return undefined;
+    const options = { searchPath, generation: cache.version };
+    const statement = buildStatement(plan);
+    const answer = (result: PipelinedResult): RestResponse | undefined => {
+      if (result.schemaVersion !== cache.version) return undefined;
+      const row = result.rows[0] as MainRow;
+      const total = row.total_result_set === null ? undefined : Number(row.total_result_set);
+      return render(plan, row, total, parsed, undefined);
+    };
     try {
-      const options = { searchPath, generation: cache.version };
-      return await call.pipelineWrite!(options, buildStatement(planned), (result) => {
-        if (result.schemaVersion !== cache.version) return { commit: false, value: undefined };
-        const row = result.rows[0] as MainRow;
-        const total = row.total_result_set === null ? undefined : Number(row.total_result_set);
-        const response = render(planned, row, total, parsed, undefined);
-        return { commit: parsed.preferences.tx !== 'rollback', value: response };
+      if (readOnly) return call.pipeline && answer(await call.pipeline(options, statement));
+      if (!call.pipelineWrite) return undefined;
+      return await call.pipelineWrite(options, statement, (result) => {
+        const response = answer(result);
+        return { commit: response !== undefined && prefs.tx !== 'rollback', value: response };
       });
     } catch (e) {
       if (e instanceof PipelinedStatementError) {
+        // Under the current cache the error is the caller's; under a stale one, retry.
         if (e.schemaVersion === cache.version) throw e.error;
         return undefined;
       }

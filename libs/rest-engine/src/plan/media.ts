@@ -9,6 +9,11 @@ interface Offer {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const OBJECT_TYPE = 'application/vnd.pgrst.object+json; charset=utf-8';
+const OPENAPI: Media = {
+  type: 'openapi',
+  stripNulls: false,
+  contentType: 'application/openapi+json; charset=utf-8',
+};
 
 /** Splits an Accept header into offers in client preference order (q desc, then as written). */
 export function parseAccept(header: string | undefined): Offer[] {
@@ -41,29 +46,10 @@ function mediaFor(offer: Offer, root: boolean): Media | undefined {
   const stripNulls = offer.params.nulls === 'stripped';
   switch (offer.type) {
     case '*/*':
-      return root
-        ? {
-            type: 'openapi',
-            stripNulls: false,
-            contentType: 'application/openapi+json; charset=utf-8',
-          }
-        : { type: 'json', stripNulls: false, contentType: JSON_TYPE };
     case 'application/json':
-      return root
-        ? {
-            type: 'openapi',
-            stripNulls: false,
-            contentType: 'application/openapi+json; charset=utf-8',
-          }
-        : { type: 'json', stripNulls: false, contentType: JSON_TYPE };
+      return root ? OPENAPI : { type: 'json', stripNulls: false, contentType: JSON_TYPE };
     case 'application/openapi+json':
-      return root
-        ? {
-            type: 'openapi',
-            stripNulls: false,
-            contentType: 'application/openapi+json; charset=utf-8',
-          }
-        : undefined;
+      return root ? OPENAPI : undefined;
     case 'application/vnd.pgrst.array+json':
       return root ? undefined : { type: 'json', stripNulls, contentType: JSON_TYPE };
     case 'application/vnd.pgrst.object+json':
