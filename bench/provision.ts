@@ -7,28 +7,11 @@
  * Runs on its own control database and template, and drops everything it made.
  *   DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL, BENCH_PROJECTS (20)
  */
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import Redis from 'ioredis';
-import { loadConfig } from '@baseplate/config';
-import { deleteKeysMatching } from '@baseplate/jobs';
-import {
-  connectionUrl,
-  migrateAll,
-  quoteIdent,
-  runMigrations,
-  withClient,
-} from '@baseplate/database';
-import { createControlPlaneApp } from '../apps/control-plane/src/bootstrap';
-import { createDataPlaneApp } from '../apps/data-plane/src/bootstrap';
-import { startWorker } from '../apps/worker/src/bootstrap';
+import { connectionUrl, quoteIdent, runMigrations, withClient } from '@baseplate/database';
+import { adminUrl, startBenchPlatform } from './platform';
 
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const count = Number(process.env.BENCH_PROJECTS ?? 20);
-const id = randomBytes(3).toString('hex');
-const controlDb = `bp_bench_${id}`;
-const templateDb = `bp_bench_${id}_tpl`;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -43,7 +26,10 @@ async function json(url: string, init: RequestInit & { token?: string; body?: st
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-async function measureBaselines(): Promise<{ naive: number[]; floor: number[] }> {
+async function measureBaselines(
+  id: string,
+  templateDb: string,
+): Promise<{ naive: number[]; floor: number[] }> {
   const naive: number[] = [];
   const floor: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -67,27 +53,11 @@ async function measureBaselines(): Promise<{ naive: number[]; floor: number[] }>
 }
 
 async function main(): Promise<void> {
-  await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${quoteIdent(controlDb)}`));
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: connectionUrl(adminUrl, controlDb),
-    REDIS_URL: redisUrl,
-    MASTER_KEY: randomBytes(32).toString('hex'),
-    PROJECT_TEMPLATE_DB: templateDb,
-    QUEUE_PREFIX: `bench-${id}`,
-    HOST: '127.0.0.1',
-    CONTROL_PLANE_PORT: '0',
-    DATA_PLANE_PORT: '0',
-    LOG_LEVEL: 'warn',
-  });
-  await migrateAll(config);
-  const control = await createControlPlaneApp(config);
-  const data = await createDataPlaneApp(config);
-  const worker = await startWorker(config);
-  const base = (await control.getUrl()).replace('[::1]', '127.0.0.1');
+  const platform = await startBenchPlatform();
+  const base = platform.controlUrl;
   const refs: string[] = [];
   try {
-    const email = `bench-${id}@example.com`;
+    const email = `bench-${platform.id}@example.com`;
     await json(`${base}/v1/signup`, {
       method: 'POST',
       body: JSON.stringify({ email, password: 'benchmark password' }),
@@ -117,7 +87,7 @@ async function main(): Promise<void> {
       }
       ours.push(performance.now() - t);
     }
-    const { naive, floor } = await measureBaselines();
+    const { naive, floor } = await measureBaselines(platform.id, platform.templateDb);
 
     const row = (label: string, xs: number[]) =>
       console.log(`${label.padEnd(46)}${fmt(median(xs))} ${fmt(Math.max(...xs))}`);
@@ -134,26 +104,7 @@ async function main(): Promise<void> {
     );
     console.log(`target median < 1000 ms: ${median(ours) < 1000 ? 'met' : 'NOT met'}`);
   } finally {
-    await Promise.allSettled([control.close(), data.close(), worker.close()]);
-    await withClient(adminUrl, async (c) => {
-      for (const ref of refs) {
-        await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(`proj_${ref}`)} WITH (FORCE)`);
-        await c.query(`DROP ROLE IF EXISTS ${quoteIdent(`${ref}_admin`)}`);
-      }
-      await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(controlDb)} WITH (FORCE)`);
-      await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(templateDb)} WITH (FORCE)`);
-    });
-    await deleteRedisKeys(`bench-${id}:*`);
-  }
-}
-
-/** The queue keys this run made, so repeated runs leave Redis as they found it. */
-async function deleteRedisKeys(pattern: string): Promise<void> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-  try {
-    await deleteKeysMatching(redis, pattern);
-  } finally {
-    redis.disconnect();
+    await platform.close(refs);
   }
 }
 

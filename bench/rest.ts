@@ -12,23 +12,19 @@
  *   BENCH_CONNECTIONS (50), BENCH_DURATION_S (10), BENCH_POOL (10)
  */
 import { execFile } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import { Pool } from 'pg';
-import Redis from 'ioredis';
-import { authenticatorPassword, loadConfig } from '@baseplate/config';
+import { authenticatorPassword } from '@baseplate/config';
 import { ProjectContextReader } from '@baseplate/control-db';
 import {
   AUTHENTICATOR_ROLE,
   connectionUrl,
-  migrateAll,
-  quoteIdent,
   requestSettingsQuery,
   withClient,
 } from '@baseplate/database';
-import { deleteKeysMatching } from '@baseplate/jobs';
 import {
   buildStatement,
   decodeQueryString,
@@ -38,20 +34,13 @@ import {
   type Target,
 } from '@baseplate/rest-engine';
 import { SecretBox } from '@baseplate/security';
-import { createControlPlaneApp } from '../apps/control-plane/src/bootstrap';
-import { createDataPlaneApp } from '../apps/data-plane/src/bootstrap';
-import { startWorker } from '../apps/worker/src/bootstrap';
+import { adminUrl, startBenchPlatform } from './platform';
 import type { HttpLoad, LoadResult, PgLoad } from './rest-load';
 
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
 const poolSize = Number(process.env.BENCH_POOL ?? 10);
 const ROWS = 10_000;
-const id = randomBytes(3).toString('hex');
-const controlDb = `bp_bench_${id}`;
-const templateDb = `bp_bench_${id}_tpl`;
 
 async function json(url: string, method: string, token?: string, body?: unknown) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -90,30 +79,12 @@ const fmtRow = (label: string, r: LoadResult) =>
     .padStart(7)} ms   (${r.requests} requests, ${r.errors} errors)`;
 
 async function main(): Promise<void> {
-  await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${quoteIdent(controlDb)}`));
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: connectionUrl(adminUrl, controlDb),
-    REDIS_URL: redisUrl,
-    MASTER_KEY: randomBytes(32).toString('hex'),
-    PROJECT_TEMPLATE_DB: templateDb,
-    QUEUE_PREFIX: `bench-${id}`,
-    HOST: '127.0.0.1',
-    CONTROL_PLANE_PORT: '0',
-    DATA_PLANE_PORT: '0',
-    PROJECT_POOL_MAX: String(poolSize),
-    LOG_LEVEL: 'warn',
-  });
-  await migrateAll(config);
-  const control = await createControlPlaneApp(config);
-  const data = await createDataPlaneApp(config);
-  const worker = await startWorker(config);
-  const controlUrl = (await control.getUrl()).replace('[::1]', '127.0.0.1');
-  const dataUrl = (await data.getUrl()).replace('[::1]', '127.0.0.1');
+  const platform = await startBenchPlatform({ PROJECT_POOL_MAX: String(poolSize) });
+  const { config, controlUrl, dataUrl } = platform;
   let ref: string | undefined;
   const controlPool = new Pool({ connectionString: config.databaseUrl, max: 2 });
   try {
-    const email = `bench-${id}@example.com`;
+    const email = `bench-${platform.id}@example.com`;
     await json(`${controlUrl}/v1/signup`, 'POST', undefined, {
       email,
       password: 'benchmark password',
@@ -256,17 +227,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await controlPool.end();
-    await Promise.allSettled([control.close(), data.close(), worker.close()]);
-    await withClient(adminUrl, async (c) => {
-      if (ref) {
-        await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(`proj_${ref}`)} WITH (FORCE)`);
-        await c.query(`DROP ROLE IF EXISTS ${quoteIdent(`${ref}_admin`)}`);
-      }
-      await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(controlDb)} WITH (FORCE)`);
-      await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(templateDb)} WITH (FORCE)`);
-    });
-    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-    await deleteKeysMatching(redis, `bench-${id}:*`).finally(() => redis.disconnect());
+    await platform.close(ref ? [ref] : []);
   }
 }
 
