@@ -202,6 +202,22 @@ describe('REST API over HTTP', () => {
       expect(byName.status).toBe(201);
     });
 
+    it('embeds related rows in the representation of a write', async () => {
+      const res = await call('POST', '/reviews?select=stars,films(title,directors(last_name))', {
+        body: { film_id: 2, stars: 4, body: 'embedded' },
+        headers: { prefer: 'return=representation' },
+      });
+      expect([res.status, res.body]).toEqual([
+        201,
+        [{ stars: 4, films: { title: 'Blade Runner', directors: { last_name: 'Scott' } } }],
+      ]);
+      const patched = await call('PATCH', '/reviews?body=eq.embedded&select=stars,films(title)', {
+        body: { stars: 3 },
+        headers: { prefer: 'return=representation' },
+      });
+      expect(patched.body).toEqual([{ stars: 3, films: { title: 'Blade Runner' } }]);
+    });
+
     it('fills absent keys with the column default under missing=default', async () => {
       const res = await call('POST', '/counters?columns=id,n,label', {
         body: [
