@@ -202,6 +202,29 @@ describe('REST API over HTTP', () => {
       expect(byName.status).toBe(201);
     });
 
+    it('upserts one row with PUT by primary key, as PostgREST', async () => {
+      const rep = { prefer: 'return=representation' };
+      const created = await call('PUT', '/counters?id=eq.80', {
+        body: { id: 80, n: 1 },
+        headers: rep,
+      });
+      expect([created.status, created.body]).toEqual([201, [{ id: 80, n: 1, label: null }]]);
+      const updated = await call('PUT', '/counters?id=eq.80', {
+        body: { id: 80, n: 2 },
+        headers: rep,
+      });
+      expect([updated.status, updated.body]).toEqual([200, [{ id: 80, n: 2, label: null }]]);
+      const minimal = await call('PUT', '/counters?id=eq.80', { body: { id: 80, n: 3 } });
+      expect([minimal.status, minimal.text]).toEqual([204, '']);
+      expect((await call('GET', '/counters?id=eq.80&select=n')).body).toEqual([{ n: 3 }]);
+      const notKey = await call('PUT', '/counters?n=eq.3', { body: { id: 80 } });
+      expect([notKey.status, notKey.body.code]).toEqual([405, 'PGRST105']);
+      const mismatch = await call('PUT', '/counters?id=eq.81', { body: { id: 82 } });
+      expect([mismatch.status, mismatch.body.code]).toEqual([400, 'PGRST115']);
+      const limited = await call('PUT', '/counters?id=eq.80&limit=1', { body: { id: 80 } });
+      expect([limited.status, limited.body.code]).toEqual([400, 'PGRST114']);
+    });
+
     it('embeds related rows in the representation of a write', async () => {
       const res = await call('POST', '/reviews?select=stars,films(title,directors(last_name))', {
         body: { film_id: 2, stars: 4, body: 'embedded' },

@@ -370,7 +370,7 @@ function options(target: Route): RestResponse {
       ? 'OPTIONS,GET,HEAD,POST'
       : target.kind === 'root'
         ? 'OPTIONS,GET,HEAD'
-        : 'OPTIONS,GET,HEAD,POST,PATCH,DELETE';
+        : 'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE';
   return { status: 200, headers: { allow } };
 }
 
@@ -512,7 +512,9 @@ function render(
   let body: string | undefined;
   if (plan.action === 'write') {
     ({ status, body } = renderWrite(plan, row, pageTotal, headers));
-    if (plan.kind === 'insert' || plan.kind === 'delete') {
+    if (plan.put) {
+      // PostgREST sends no Content-Range for PUT.
+    } else if (plan.kind === 'insert' || plan.kind === 'delete') {
       headers['content-range'] = `*/${plan.count ? pageTotal : '*'}`;
     } else {
       headers['content-range'] = contentRange(0, pageTotal, plan.count ? pageTotal : undefined);
@@ -567,6 +569,11 @@ function renderWrite(
   }
   const represent = plan.returning !== undefined;
   if (represent) headers['content-type'] = plan.media.contentType;
+  if (plan.put) {
+    if (!represent) return { status: 204 };
+    const inserted = Number(row.response_inserted ?? 0) > 0;
+    return { status: inserted ? 201 : 200, body: row.body ?? '[]' };
+  }
   if (plan.kind === 'insert') {
     const onlyUpdated =
       plan.onConflict?.resolution === 'merge-duplicates' &&

@@ -77,6 +77,8 @@ export function plan(input: PlanInput): Plan {
       return planUpdate(input, table);
     case 'DELETE':
       return planDelete(input, table);
+    case 'PUT':
+      return planPut(input, table);
     default:
       throw new PostgrestError('PGRST117', 405, `Unsupported HTTP method: ${input.method}`);
   }
@@ -573,6 +575,68 @@ function planDelete(input: PlanInput, table: Table): WritePlan {
     missingDefault: false,
     conditions,
     ...(returning ? { returning } : {}),
+  };
+}
+
+const PK_FILTERS_ONLY = "Filters must include all and only primary key columns with 'eq' operators";
+
+/**
+ * PUT: a single-row upsert. The filters must name every primary key column once with `eq`
+ * (PGRST105), the body's key must equal them (PGRST115), and limit/offset are refused
+ * (PGRST114). Only the first object of an array body is used.
+ */
+function planPut(input: PlanInput, table: Table): WritePlan {
+  if (input.request.ranges.some((r) => r.path.length === 0)) {
+    throw new PostgrestError(
+      'PGRST114',
+      400,
+      'limit/offset querystring parameters are not allowed for PUT',
+    );
+  }
+  const keyValues = new Map<string, string>();
+  for (const { path, condition } of input.request.conditions) {
+    const isKeyFilter =
+      path.length === 0 &&
+      condition.type === 'filter' &&
+      !condition.negated &&
+      condition.field.jsonPath.length === 0 &&
+      condition.operation.op === 'eq' &&
+      condition.operation.quantifier === undefined &&
+      table.primaryKey.includes(condition.field.name) &&
+      !keyValues.has(condition.field.name);
+    if (!isKeyFilter) throw new PostgrestError('PGRST105', 405, PK_FILTERS_ONLY);
+    keyValues.set(condition.field.name, (condition.operation as { value: string }).value);
+  }
+  if (table.primaryKey.length === 0 || keyValues.size !== table.primaryKey.length) {
+    throw new PostgrestError('PGRST105', 405, PK_FILTERS_ONLY);
+  }
+  const media = negotiateMedia(input.accept);
+  const payload = parseTablePayload(input.body ?? {});
+  const row = payload.rows[0];
+  if (!row) throw new PostgrestError('PGRST102', 400, 'Empty or invalid json');
+  const matches = [...keyValues].every(
+    ([k, v]) => row[k] !== undefined && row[k] !== null && String(row[k]) === v,
+  );
+  if (!matches) {
+    throw new PostgrestError(
+      'PGRST115',
+      400,
+      'Payload values do not match URL in primary key column(s)',
+    );
+  }
+  const columns = input.request.columns ?? Object.keys(row);
+  checkColumns(table, columns);
+  const returning = representation(input, table);
+  return {
+    ...writeBase(input, table, media),
+    kind: 'insert',
+    columns,
+    payload: payload.isArray ? JSON.stringify([row]) : payload.json,
+    missingDefault: false,
+    onConflict: { columns: table.primaryKey, resolution: 'merge-duplicates' },
+    conditions: [],
+    ...(returning ? { returning } : {}),
+    put: true,
   };
 }
 

@@ -149,6 +149,8 @@ export interface WritePlan {
   returning?: ReadNode;
   /** return=headers-only on an insert into a table with a primary key: build Location. */
   locationKey?: string[];
+  /** PUT: a single-row upsert by primary key (204 minimal; 201 inserted / 200 updated). */
+  put?: boolean;
   count?: CountPlan['kind'];
   media: Media;
 }
