@@ -64,8 +64,11 @@ export interface RestFixture {
   sql(query: string): Promise<unknown>;
 }
 
-export async function bootRestFixture(extraSql = ''): Promise<RestFixture> {
-  const platform = await bootPlatform();
+export async function bootRestFixture(
+  extraSql = '',
+  overrides: Record<string, string> = {},
+): Promise<RestFixture> {
+  const platform = await bootPlatform(overrides);
   const { token } = await platform.newAccount();
   const project = await platform.newProject(token);
   const fixture: RestFixture = {
