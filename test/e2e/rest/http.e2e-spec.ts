@@ -142,6 +142,14 @@ describe('REST API over HTTP', () => {
       expect([res.status, res.body]).toEqual([200, [{ id: 1 }]]);
     });
 
+    it('answers a bad key with the four PostgREST keys too', async () => {
+      const res = await call('GET', '/films', { key: `${f.project.anonKey}x` });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ details: null, hint: null, message: expect.any(String) });
+      expect(typeof res.body.code).toBe('string');
+      expect(typeof res.body.error).toBe('string');
+    });
+
     it('refuses schemas that are not exposed', async () => {
       for (const schema of ['auth', 'storage', '_platform', 'nope']) {
         const res = await call('GET', '/users', { headers: { 'accept-profile': schema } });

@@ -260,10 +260,13 @@ describe('data plane: project resolution and key verification', () => {
     await factory.corruptSecret(broken.ref);
     const reply = await call(`/projects/${broken.ref}/rest/v1/todos`, withKeys(broken.anonKey));
     expect(reply.status).toBe(500);
+    // Exactly these keys: nothing internal. Under /rest/v1 PostgREST's details and hint too.
     expect(reply.body).toEqual({
       error: 'Internal Server Error',
       code: 'internal_error',
       message: 'Internal server error',
+      details: null,
+      hint: null,
     });
   });
 });

@@ -8,6 +8,10 @@ import { sentUrlOf } from '../project-context/project-path';
 
 const pathOf = (url: string): string => url.split('?', 1)[0]!;
 
+// The URL after the `/projects/<ref>` rewrite: the service prefix is at its start.
+const rawPathOf = (raw: IncomingMessage): string => pathOf(raw.url ?? '/');
+const isRestPath = (path: string): boolean => path === '/rest/v1' || path.startsWith('/rest/v1/');
+
 // Errors from Nest middleware arrive with the raw request; everything else with Fastify's.
 const rawOf = (request: FastifyRequest | IncomingMessage): IncomingMessage =>
   'raw' in request ? request.raw : request;
@@ -40,6 +44,10 @@ export class DataPlaneExceptionFilter implements ExceptionFilter {
     if (!(response instanceof ServerResponse)) {
       void response.header('content-type', 'application/json; charset=utf-8');
     }
-    adapter.reply(response, errorBody(error), error.status);
+    // Under /rest/v1 clients read PostgREST's four keys (code, details, hint, message).
+    const body = isRestPath(rawPathOf(raw))
+      ? { ...errorBody(error), details: null, hint: null }
+      : errorBody(error);
+    adapter.reply(response, body, error.status);
   }
 }
