@@ -31,7 +31,7 @@ function harness(url = '/rest/v1/x') {
 
 describe('DataPlaneExceptionFilter', () => {
   it('renders AppErrors as {error, code, message} JSON without logging them', () => {
-    const { filter, host, sent, logged } = harness();
+    const { filter, host, sent, logged } = harness('/storage/v1/x');
     filter.catch(Errors.projectNotFound('abc'), host);
     expect(sent.status).toBe(404);
     expect(sent.body).toEqual({
@@ -41,6 +41,18 @@ describe('DataPlaneExceptionFilter', () => {
     });
     expect(sent.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(logged).toHaveLength(0);
+  });
+
+  it('adds PostgREST details and hint keys under /rest/v1', () => {
+    const { filter, host, sent } = harness('/rest/v1/films');
+    filter.catch(Errors.projectNotFound('abc'), host);
+    expect(sent.body).toEqual({
+      error: 'Not Found',
+      code: 'project_not_found',
+      message: 'Project abc not found',
+      details: null,
+      hint: null,
+    });
   });
 
   it('renders an unknown route as a 404', () => {
