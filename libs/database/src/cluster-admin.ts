@@ -10,6 +10,8 @@ import { connectionUrl, inTransaction, quoteIdent, quoteLiteral } from './sql';
 export const API_ROLES = ['anon', 'authenticated', 'service_role'] as const;
 export type ApiRole = (typeof API_ROLES)[number];
 export const AUTHENTICATOR_ROLE = 'authenticator';
+/** Owner of the auth service's writes to the `auth` schema (see createClusterRoles). */
+export const AUTH_ADMIN_ROLE = 'auth_admin';
 
 export const projectDbName = (ref: string): string => `proj_${ref}`;
 export const adminRoleName = (ref: string): string => `${ref}_admin`;
@@ -70,6 +72,12 @@ async function createClusterRoles(
       `ALTER ROLE ${AUTHENTICATOR_ROLE} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${quoteLiteral(authenticatorPassword)}`,
     );
     await client.query(`GRANT anon, authenticated, service_role TO ${AUTHENTICATOR_ROLE}`);
+    // The auth service's role: writes the `auth` schema. Only the data plane's auth code
+    // switches to it; API requests take their role from a verified token (never this one).
+    if (!(await roleExists(client, AUTH_ADMIN_ROLE))) {
+      await client.query(`CREATE ROLE ${AUTH_ADMIN_ROLE} NOLOGIN NOINHERIT`);
+    }
+    await client.query(`GRANT ${AUTH_ADMIN_ROLE} TO ${AUTHENTICATOR_ROLE}`);
   });
 }
 

@@ -1,0 +1,50 @@
+/**
+ * Errors in GoTrue's shape. supabase-js reads `code` when the response carries
+ * `X-Supabase-Api-Version: 2024-01-01` and `error_code` otherwise (wire reference §1.2, trap
+ * T3): both are sent, with `msg` and `message`, plus the string `error` the spec asks for.
+ */
+export class AuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Extra top-level fields (`weak_password: {reasons}`). */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'AuthError';
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      code: this.code,
+      error_code: this.code,
+      msg: this.message,
+      message: this.message,
+      error: this.message,
+      ...this.extra,
+    };
+  }
+}
+
+/** The response header that makes supabase-js read `code`. */
+export const API_VERSION_HEADER = { name: 'x-supabase-api-version', value: '2024-01-01' } as const;
+
+export const AuthErrors = {
+  validation: (message: string) => new AuthError(400, 'validation_failed', message),
+  invalidCredentials: () => new AuthError(400, 'invalid_credentials', 'Invalid login credentials'),
+  emailNotConfirmed: () => new AuthError(400, 'email_not_confirmed', 'Email not confirmed'),
+  userAlreadyExists: () => new AuthError(422, 'user_already_exists', 'User already registered'),
+  weakPassword: (reasons: string[], message: string) =>
+    new AuthError(422, 'weak_password', message, { weak_password: { reasons } }),
+  badJwt: (message = 'invalid JWT') => new AuthError(401, 'bad_jwt', message),
+  sessionNotFound: () =>
+    new AuthError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist'),
+  refreshTokenNotFound: () =>
+    new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found'),
+  refreshTokenAlreadyUsed: () =>
+    new AuthError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used'),
+  notAdmin: () => new AuthError(403, 'not_admin', 'User not allowed'),
+  userNotFound: () => new AuthError(404, 'user_not_found', 'User not found'),
+  userBanned: () => new AuthError(400, 'user_banned', 'User is banned'),
+};

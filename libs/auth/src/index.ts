@@ -1,0 +1,4 @@
+export * from './errors';
+export * from './passwords';
+export * from './tokens';
+export * from './users';
