@@ -13,6 +13,27 @@ export interface RestSettings {
   maxRows: number;
 }
 
+/** A project's user-auth settings (project_auth_configs) the data plane applies. */
+export interface AuthSettings {
+  siteUrl: string;
+  /** Redirect URLs allowed besides siteUrl (Supabase's `uri_allow_list`). */
+  uriAllowList: string[];
+  /** Sign-ups are confirmed at once (no confirmation email). */
+  mailerAutoconfirm: boolean;
+  /** Access token lifetime, seconds. */
+  jwtExp: number;
+  passwordMinLength: number;
+}
+
+/** Column defaults of project_auth_configs, for a project whose row is missing. */
+const AUTH_DEFAULTS: AuthSettings = {
+  siteUrl: 'http://localhost:3000',
+  uriAllowList: [],
+  mailerAutoconfirm: false,
+  jwtExp: 3600,
+  passwordMinLength: 6,
+};
+
 /** What the data plane needs to serve a project. Holds the decrypted JWT secret: never log it. */
 export interface ProjectContext {
   ref: string;
@@ -22,6 +43,7 @@ export interface ProjectContext {
   jwtSecret: string | null;
   keysVersion: number;
   rest: RestSettings;
+  auth: AuthSettings;
 }
 
 /** `'public, api,'` → `['public', 'api']`. */
@@ -53,11 +75,18 @@ export class ProjectContextReader {
       db_schema: string | null;
       db_extra_search_path: string | null;
       max_rows: number | null;
+      site_url: string | null;
+      uri_allow_list: string | null;
+      mailer_autoconfirm: boolean | null;
+      jwt_exp: number | null;
+      password_min_length: number | null;
     }>(
       `SELECT p.ref, p.status, p.db_name, p.cluster, p.jwt_secret_enc, p.keys_version,
-              r.db_schema, r.db_extra_search_path, r.max_rows
+              r.db_schema, r.db_extra_search_path, r.max_rows,
+              a.site_url, a.uri_allow_list, a.mailer_autoconfirm, a.jwt_exp, a.password_min_length
          FROM projects p
          LEFT JOIN project_rest_configs r ON r.project_ref = p.ref
+         LEFT JOIN project_auth_configs a ON a.project_ref = p.ref
         WHERE p.ref = $1`,
       [ref],
     );
@@ -77,6 +106,14 @@ export class ProjectContextReader {
           row.db_extra_search_path ?? REST_CONFIG_DEFAULTS.dbExtraSearchPath,
         ),
         maxRows: row.max_rows ?? REST_CONFIG_DEFAULTS.maxRows,
+      },
+      auth: {
+        siteUrl: row.site_url ?? AUTH_DEFAULTS.siteUrl,
+        uriAllowList:
+          row.uri_allow_list === null ? AUTH_DEFAULTS.uriAllowList : splitList(row.uri_allow_list),
+        mailerAutoconfirm: row.mailer_autoconfirm ?? AUTH_DEFAULTS.mailerAutoconfirm,
+        jwtExp: row.jwt_exp ?? AUTH_DEFAULTS.jwtExp,
+        passwordMinLength: row.password_min_length ?? AUTH_DEFAULTS.passwordMinLength,
       },
     };
   }

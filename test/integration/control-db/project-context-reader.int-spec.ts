@@ -32,7 +32,7 @@ describe('ProjectContextReader', () => {
     await factory?.cleanup();
   });
 
-  it('reads the project with its opened secret and, without a settings row, the REST defaults', async () => {
+  it('reads the project with its opened secret and, without settings rows, the defaults', async () => {
     expect(await reader.read(project.ref)).toEqual({
       ref: project.ref,
       status: 'ACTIVE_HEALTHY',
@@ -41,7 +41,32 @@ describe('ProjectContextReader', () => {
       jwtSecret: project.secret,
       keysVersion: 0,
       rest: { schemas: ['public'], extraSearchPath: ['public'], maxRows: 1000 },
+      auth: {
+        siteUrl: 'http://localhost:3000',
+        uriAllowList: [],
+        mailerAutoconfirm: false,
+        jwtExp: 3600,
+        passwordMinLength: 6,
+      },
     });
+  });
+
+  it('reads the auth settings row', async () => {
+    await control.query(
+      `INSERT INTO project_auth_configs (project_ref, site_url, uri_allow_list, mailer_autoconfirm, jwt_exp, password_min_length)
+       VALUES ($1, 'https://app.example.com', 'https://a.example.com/*, http://localhost:5173', true, 900, 10)
+       ON CONFLICT (project_ref) DO UPDATE SET site_url = EXCLUDED.site_url, uri_allow_list = EXCLUDED.uri_allow_list,
+         mailer_autoconfirm = EXCLUDED.mailer_autoconfirm, jwt_exp = EXCLUDED.jwt_exp, password_min_length = EXCLUDED.password_min_length`,
+      [project.ref],
+    );
+    expect((await reader.read(project.ref))!.auth).toEqual({
+      siteUrl: 'https://app.example.com',
+      uriAllowList: ['https://a.example.com/*', 'http://localhost:5173'],
+      mailerAutoconfirm: true,
+      jwtExp: 900,
+      passwordMinLength: 10,
+    });
+    await control.query('DELETE FROM project_auth_configs WHERE project_ref = $1', [project.ref]);
   });
 
   it('reads the REST settings row, splitting the lists, trimming and dropping empty entries', async () => {

@@ -11,6 +11,13 @@ const project = (status: ProjectStatus = 'ACTIVE_HEALTHY', keysVersion = 1): Pro
   jwtSecret: 's',
   keysVersion,
   rest: { schemas: ['public'], extraSearchPath: ['public'], maxRows: 1000 },
+  auth: {
+    siteUrl: 'http://localhost:3000',
+    uriAllowList: [],
+    mailerAutoconfirm: false,
+    jwtExp: 3600,
+    passwordMinLength: 6,
+  },
 });
 
 /** A source whose reads resolve when the test says so, counting them. */
