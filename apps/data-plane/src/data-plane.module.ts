@@ -7,6 +7,7 @@ import { HealthModule } from './health/health.module';
 import { DataPlaneExceptionFilter } from './http/exception.filter';
 import { ProjectContextModule } from './project-context/project-context.module';
 import { RestModule } from './rest/rest.module';
+import { AuthModule } from './auth/auth.module';
 
 @Module({})
 export class DataPlaneModule {
@@ -23,6 +24,7 @@ export class DataPlaneModule {
         HealthModule,
         ProjectContextModule,
         RestModule,
+        AuthModule,
         ...extraImports,
       ],
       providers: [{ provide: APP_FILTER, useClass: DataPlaneExceptionFilter }],

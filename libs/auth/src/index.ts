@@ -2,3 +2,4 @@ export * from './errors';
 export * from './passwords';
 export * from './tokens';
 export * from './users';
+export * from './store';

@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import { APP_CONFIG, AppConfig, authenticatorPassword } from '@baseplate/config';
 import { ProjectContext } from '@baseplate/control-db';
 import {
+  AUTH_ADMIN_ROLE,
   AUTHENTICATOR_ROLE,
   connectionUrl,
   PipelinedResult,
@@ -53,6 +54,22 @@ export class ProjectDatabaseService implements OnModuleDestroy {
     return withRequestTransaction(
       this.pool(ctx.context),
       { ...request, role: ctx.role, claims: ctx.claims },
+      fn,
+    );
+  }
+
+  /**
+   * A transaction of the auth service itself: as `auth_admin`, the one role that writes the
+   * `auth` schema. Only auth code calls this; API requests always run as the caller's role.
+   */
+  withAuthAdmin<T>(
+    ctx: ProjectRequestContext,
+    request: { method: string; path: string },
+    fn: (tx: RequestContext) => Promise<T>,
+  ): Promise<T> {
+    return withRequestTransaction(
+      this.pool(ctx.context),
+      { ...request, role: AUTH_ADMIN_ROLE, claims: ctx.claims, searchPath: ['auth'] },
       fn,
     );
   }

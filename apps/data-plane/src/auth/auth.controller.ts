@@ -1,0 +1,312 @@
+import { All, Controller, Get, HttpCode, Post, Put, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  API_VERSION_HEADER,
+  AuthError,
+  AuthErrors,
+  AuthStore,
+  checkPassword,
+  issueAccessToken,
+  normalizeEmail,
+  toAuthUser,
+  type UserRow,
+} from '@baseplate/auth';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '@baseplate/security';
+import { ProjectCtx, ProjectDatabaseService, type ProjectRequestContext } from '../project-context';
+
+type Body = Record<string, unknown>;
+const bodyOf = (req: FastifyRequest): Body =>
+  typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
+    ? (req.body as Body)
+    : {};
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `/auth/v1` (and `/projects/<ref>/auth/v1`): GoTrue-compatible user auth per project.
+ * Built so far: sign-up, password and refresh-token grants, the user, logout, settings,
+ * health and JWKS. Email flows, admin routes, short paths and rate limits come next
+ * (docs/design/auth.md).
+ */
+@ApiExcludeController()
+@Controller('auth/v1')
+export class AuthController {
+  constructor(private readonly db: ProjectDatabaseService) {}
+
+  @Post('signup')
+  signup(
+    @ProjectCtx() ctx: ProjectRequestContext,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return this.answer(reply, async () => {
+      const body = bodyOf(req);
+      const email = normalizeEmail(body.email);
+      if (!email) throw AuthErrors.validation('Unable to validate email address: invalid format');
+      const password = checkPassword(body.password, ctx.context.auth.passwordMinLength);
+      const data = isObject(body.data) ? body.data : {};
+      const confirmed = ctx.context.auth.mailerAutoconfirm;
+      const passwordHash = await hashPassword(password);
+      const result = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
+        const user = await AuthStore.createUser(client, {
+          email,
+          passwordHash,
+          userMetadata: data,
+          confirmed,
+        });
+        if (!confirmed) return { user };
+        const session = await AuthStore.createSession(client, user.id, this.meta(req));
+        const signedIn = await AuthStore.updateUser(client, user.id, { signedIn: true });
+        await AuthStore.audit(client, 'user_signedup', user.id, req.ip);
+        return { user: signedIn, session };
+      });
+      // Confirmation required: the user, no tokens (supabase-js then reports session: null).
+      if (!result.session) return toAuthUser(result.user);
+      return this.sessionBody(ctx, result.user, result.session);
+    });
+  }
+
+  @Post('token')
+  token(
+    @ProjectCtx() ctx: ProjectRequestContext,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return this.answer(reply, async () => {
+      const grant = (req.query as Record<string, unknown>).grant_type;
+      const body = bodyOf(req);
+      if (grant === 'password') return this.passwordGrant(ctx, req, body);
+      if (grant === 'refresh_token') return this.refreshGrant(ctx, req, body);
+      throw new AuthError(400, 'unsupported_grant_type', 'Unsupported grant type');
+    });
+  }
+
+  @Get('user')
+  user(
+    @ProjectCtx() ctx: ProjectRequestContext,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return this.answer(reply, async () => {
+      const { userId, sessionId } = this.caller(ctx);
+      const user = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
+        if (!(await AuthStore.sessionExists(client, sessionId, userId))) {
+          throw AuthErrors.sessionNotFound();
+        }
+        return AuthStore.userById(client, userId);
+      });
+      if (!user) throw AuthErrors.userNotFound();
+      return toAuthUser(user);
+    });
+  }
+
+  @Put('user')
+  updateUser(
+    @ProjectCtx() ctx: ProjectRequestContext,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return this.answer(reply, async () => {
+      const { userId, sessionId } = this.caller(ctx);
+      const body = bodyOf(req);
+      if (body.email !== undefined) {
+        throw new AuthError(
+          422,
+          'feature_not_available',
+          'Changing the email is not available yet',
+        );
+      }
+      const passwordHash =
+        body.password === undefined
+          ? undefined
+          : await hashPassword(checkPassword(body.password, ctx.context.auth.passwordMinLength));
+      if (body.data !== undefined && !isObject(body.data)) {
+        throw AuthErrors.validation('data must be an object');
+      }
+      const user = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
+        if (!(await AuthStore.sessionExists(client, sessionId, userId))) {
+          throw AuthErrors.sessionNotFound();
+        }
+        const updated = await AuthStore.updateUser(client, userId, {
+          ...(passwordHash === undefined ? {} : { passwordHash }),
+          ...(isObject(body.data) ? { userMetadata: body.data } : {}),
+        });
+        if (passwordHash !== undefined)
+          await AuthStore.audit(client, 'user_updated_password', userId, req.ip);
+        return updated;
+      });
+      return toAuthUser(user);
+    });
+  }
+
+  @Post('logout')
+  @HttpCode(204)
+  logout(
+    @ProjectCtx() ctx: ProjectRequestContext,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return this.answer(reply, async () => {
+      const { userId, sessionId } = this.caller(ctx);
+      const scope = (req.query as Record<string, unknown>).scope ?? 'global';
+      if (scope !== 'global' && scope !== 'local' && scope !== 'others') {
+        throw AuthErrors.validation('scope must be global, local or others');
+      }
+      await this.db.withAuthAdmin(ctx, this.request(req), ({ client }) =>
+        AuthStore.endSessions(client, userId, sessionId, scope),
+      );
+      return undefined;
+    });
+  }
+
+  @Get('settings')
+  settings(@ProjectCtx() ctx: ProjectRequestContext, @Res() reply: FastifyReply) {
+    return this.answer(reply, async () => ({
+      external: { email: true, phone: false, anonymous_users: false },
+      disable_signup: false,
+      mailer_autoconfirm: ctx.context.auth.mailerAutoconfirm,
+      phone_autoconfirm: false,
+      sms_provider: '',
+      saml_enabled: false,
+    }));
+  }
+
+  @Get('health')
+  health(@Res() reply: FastifyReply) {
+    return this.answer(reply, async () => ({
+      version: 'baseplate',
+      name: 'GoTrue',
+      description: 'GoTrue-compatible auth of Baseplate',
+    }));
+  }
+
+  @Get('.well-known/jwks.json')
+  jwks(@Res() reply: FastifyReply) {
+    // HS256 projects publish no public keys.
+    return this.answer(reply, async () => ({ keys: [] }));
+  }
+
+  @All('*')
+  notFound(@Res() reply: FastifyReply) {
+    return this.answer(reply, async () => {
+      throw new AuthError(404, 'not_found', 'Not found');
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------
+
+  private async passwordGrant(ctx: ProjectRequestContext, req: FastifyRequest, body: Body) {
+    const email = normalizeEmail(body.email);
+    const password = typeof body.password === 'string' ? body.password : '';
+    const found = email
+      ? await this.db.withAuthAdmin(ctx, this.request(req), ({ client }) =>
+          AuthStore.userByEmail(client, email),
+        )
+      : undefined;
+    // A missing account costs the same as a wrong password: the two look alike.
+    const ok = await verifyPassword(
+      found?.encrypted_password ?? (await dummyPasswordHash()),
+      password,
+    );
+    if (!found || !found.encrypted_password || !ok) throw AuthErrors.invalidCredentials();
+    if (!found.email_confirmed_at) throw AuthErrors.emailNotConfirmed();
+    if (found.banned_until && found.banned_until > new Date()) throw AuthErrors.userBanned();
+    const { user, session } = await this.db.withAuthAdmin(
+      ctx,
+      this.request(req),
+      async ({ client }) => {
+        const created = await AuthStore.createSession(client, found.id, this.meta(req));
+        const signedIn = await AuthStore.updateUser(client, found.id, { signedIn: true });
+        await AuthStore.audit(client, 'login', found.id, req.ip);
+        return { user: signedIn, session: created };
+      },
+    );
+    return this.sessionBody(ctx, user, session);
+  }
+
+  private async refreshGrant(ctx: ProjectRequestContext, req: FastifyRequest, body: Body) {
+    if (typeof body.refresh_token !== 'string' || body.refresh_token === '') {
+      throw AuthErrors.validation('refresh_token is required');
+    }
+    const token = body.refresh_token;
+    const { user, session } = await this.db.withAuthAdmin(
+      ctx,
+      this.request(req),
+      async ({ client }) => {
+        const rotated = await AuthStore.rotateRefreshToken(client, token);
+        const row = await AuthStore.userById(client, rotated.userId);
+        if (!row) throw AuthErrors.refreshTokenNotFound();
+        await AuthStore.audit(client, 'token_refreshed', row.id, req.ip);
+        return { user: row, session: rotated };
+      },
+    );
+    return this.sessionBody(ctx, user, session);
+  }
+
+  private async sessionBody(
+    ctx: ProjectRequestContext,
+    row: UserRow,
+    session: { sessionId: string; refreshToken: string },
+  ) {
+    const user = toAuthUser(row);
+    const expiresIn = ctx.context.auth.jwtExp;
+    const access = await issueAccessToken({
+      secret: ctx.context.jwtSecret!,
+      ref: ctx.ref,
+      user,
+      sessionId: session.sessionId,
+      expiresIn,
+    });
+    // Tokens at the root with a non-zero expires_in, expires_at in seconds (traps T2).
+    return {
+      access_token: access.token,
+      token_type: 'bearer',
+      expires_in: expiresIn,
+      expires_at: access.expiresAt,
+      refresh_token: session.refreshToken,
+      user,
+    };
+  }
+
+  /** The signed-in user behind a user token (the hook has verified it). */
+  private caller(ctx: ProjectRequestContext): { userId: string; sessionId: string } {
+    const { sub, session_id: sessionId } = ctx.claims as { sub?: unknown; session_id?: unknown };
+    if (ctx.role !== 'authenticated' || typeof sub !== 'string') {
+      throw new AuthError(403, 'bad_jwt', 'invalid claim: missing sub claim');
+    }
+    if (typeof sessionId !== 'string') throw AuthErrors.sessionNotFound();
+    return { userId: sub, sessionId };
+  }
+
+  private request(req: FastifyRequest): { method: string; path: string } {
+    return { method: req.method, path: req.url.split('?', 1)[0]! };
+  }
+
+  private meta(req: FastifyRequest): { userAgent?: string; ip?: string } {
+    const agent = req.headers['user-agent'];
+    return { ...(agent ? { userAgent: agent } : {}), ip: req.ip };
+  }
+
+  /** Runs a handler and answers in GoTrue's shape, with the API version header. */
+  private async answer(reply: FastifyReply, fn: () => Promise<unknown>): Promise<void> {
+    void reply.header(API_VERSION_HEADER.name, API_VERSION_HEADER.value);
+    try {
+      const body = await fn();
+      if (body === undefined) {
+        await reply.status(204).send();
+        return;
+      }
+      await reply
+        .status(200)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify(body));
+    } catch (e) {
+      if (!(e instanceof AuthError)) throw e;
+      await reply
+        .status(e.status)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify(e.toJSON()));
+    }
+  }
+}

@@ -1,0 +1,178 @@
+import type { PoolClient } from 'pg';
+import { AuthErrors } from './errors';
+import { hashToken, newRefreshToken } from './tokens';
+import type { UserRow } from './users';
+
+type Queryable = Pick<PoolClient, 'query'>;
+
+/** A refresh token presented again within this window answers with a new sibling (tabs). */
+export const REFRESH_REUSE_GRACE_S = 10;
+
+const USER_COLUMNS = `id, aud, role, email, phone, email_confirmed_at, last_sign_in_at,
+  raw_app_meta_data, raw_user_meta_data, is_anonymous, created_at, updated_at, banned_until`;
+
+export interface UserWithPassword extends UserRow {
+  encrypted_password: string | null;
+}
+
+/**
+ * SQL of the auth service over one project database. Every function runs inside the caller's
+ * transaction, as `auth_admin`; every value is a parameter.
+ */
+export const AuthStore = {
+  async userByEmail(db: Queryable, email: string): Promise<UserWithPassword | undefined> {
+    const { rows } = await db.query<UserWithPassword>(
+      `SELECT ${USER_COLUMNS}, encrypted_password FROM auth.users
+        WHERE lower(email) = $1 AND deleted_at IS NULL`,
+      [email],
+    );
+    return rows[0];
+  },
+
+  async userById(db: Queryable, id: string): Promise<UserRow | undefined> {
+    const { rows } = await db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM auth.users WHERE id = $1 AND deleted_at IS NULL`,
+      [id],
+    );
+    return rows[0];
+  },
+
+  /** A new user; an email already registered is 422 `user_already_exists`. */
+  async createUser(
+    db: Queryable,
+    input: { email: string; passwordHash: string; userMetadata: object; confirmed: boolean },
+  ): Promise<UserRow> {
+    const { rows } = await db.query<UserRow>(
+      `INSERT INTO auth.users (email, encrypted_password, raw_user_meta_data, raw_app_meta_data,
+                               email_confirmed_at)
+       VALUES ($1, $2, $3, '{"provider": "email", "providers": ["email"]}', CASE WHEN $4 THEN now() END)
+       ON CONFLICT DO NOTHING
+       RETURNING ${USER_COLUMNS}`,
+      [input.email, input.passwordHash, JSON.stringify(input.userMetadata), input.confirmed],
+    );
+    if (!rows[0]) throw AuthErrors.userAlreadyExists();
+    return rows[0];
+  },
+
+  async updateUser(
+    db: Queryable,
+    id: string,
+    change: { passwordHash?: string; userMetadata?: object; signedIn?: boolean },
+  ): Promise<UserRow> {
+    const { rows } = await db.query<UserRow>(
+      `UPDATE auth.users SET
+         encrypted_password = coalesce($2, encrypted_password),
+         raw_user_meta_data = raw_user_meta_data || coalesce($3::jsonb, '{}'),
+         last_sign_in_at = CASE WHEN $4 THEN now() ELSE last_sign_in_at END,
+         updated_at = now()
+       WHERE id = $1
+       RETURNING ${USER_COLUMNS}`,
+      [
+        id,
+        change.passwordHash ?? null,
+        change.userMetadata === undefined ? null : JSON.stringify(change.userMetadata),
+        change.signedIn === true,
+      ],
+    );
+    if (!rows[0]) throw AuthErrors.userNotFound();
+    return rows[0];
+  },
+
+  /** A new session and its first refresh token (returned raw, stored hashed). */
+  async createSession(
+    db: Queryable,
+    userId: string,
+    meta: { userAgent?: string; ip?: string },
+  ): Promise<{ sessionId: string; refreshToken: string }> {
+    const { rows } = await db.query<{ id: string }>(
+      `INSERT INTO auth.sessions (user_id, user_agent, ip) VALUES ($1, $2, $3::inet) RETURNING id`,
+      [userId, meta.userAgent ?? null, meta.ip ?? null],
+    );
+    const sessionId = rows[0]!.id;
+    const refreshToken = await insertRefreshToken(db, sessionId, userId, null);
+    return { sessionId, refreshToken };
+  },
+
+  async sessionExists(db: Queryable, sessionId: string, userId: string): Promise<boolean> {
+    const { rows } = await db.query('SELECT 1 FROM auth.sessions WHERE id = $1 AND user_id = $2', [
+      sessionId,
+      userId,
+    ]);
+    return rows.length > 0;
+  },
+
+  /**
+   * Rotation: a live token is revoked and replaced by a child. A revoked one is accepted
+   * again only within the grace window (answering with a new sibling); after it, its whole
+   * session is revoked (`refresh_token_already_used`), as GoTrue does against token theft.
+   */
+  async rotateRefreshToken(
+    db: Queryable,
+    token: string,
+  ): Promise<{ userId: string; sessionId: string; refreshToken: string }> {
+    const hash = hashToken(token);
+    const { rows } = await db.query<{
+      session_id: string;
+      user_id: string;
+      revoked: boolean;
+      in_grace: boolean;
+    }>(
+      `SELECT session_id, user_id, revoked,
+              updated_at > now() - make_interval(secs => $2) AS in_grace
+         FROM auth.refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
+      [hash, REFRESH_REUSE_GRACE_S],
+    );
+    const row = rows[0];
+    if (!row) throw AuthErrors.refreshTokenNotFound();
+    if (row.revoked && !row.in_grace) {
+      await db.query('DELETE FROM auth.sessions WHERE id = $1', [row.session_id]);
+      throw AuthErrors.refreshTokenAlreadyUsed();
+    }
+    if (!row.revoked) {
+      await db.query(
+        'UPDATE auth.refresh_tokens SET revoked = true, updated_at = now() WHERE token_hash = $1',
+        [hash],
+      );
+    }
+    await db.query('UPDATE auth.sessions SET updated_at = now() WHERE id = $1', [row.session_id]);
+    const refreshToken = await insertRefreshToken(db, row.session_id, row.user_id, hash);
+    return { userId: row.user_id, sessionId: row.session_id, refreshToken };
+  },
+
+  /** `/logout?scope=`: this session, every session of the user, or every other one. */
+  async endSessions(
+    db: Queryable,
+    userId: string,
+    sessionId: string,
+    scope: 'global' | 'local' | 'others',
+  ): Promise<void> {
+    const condition =
+      scope === 'global' ? '' : scope === 'local' ? ' AND id = $2' : ' AND id <> $2';
+    await db.query(
+      `DELETE FROM auth.sessions WHERE user_id = $1${condition}`,
+      scope === 'global' ? [userId] : [userId, sessionId],
+    );
+  },
+
+  async audit(db: Queryable, action: string, userId: string, ip?: string): Promise<void> {
+    await db.query('INSERT INTO auth.audit_log_entries (payload, ip_address) VALUES ($1, $2)', [
+      JSON.stringify({ action, actor_id: userId }),
+      ip ?? null,
+    ]);
+  },
+};
+
+async function insertRefreshToken(
+  db: Queryable,
+  sessionId: string,
+  userId: string,
+  parentHash: string | null,
+): Promise<string> {
+  const { token, hash } = newRefreshToken();
+  await db.query(
+    `INSERT INTO auth.refresh_tokens (token_hash, session_id, user_id, parent_hash)
+     VALUES ($1, $2, $3, $4)`,
+    [hash, sessionId, userId, parentHash],
+  );
+  return token;
+}
