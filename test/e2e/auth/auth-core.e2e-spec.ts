@@ -154,4 +154,44 @@ describe('auth core with supabase-js', () => {
       .insert({ title: 'as bob', owner: (await bob.auth.getUser()).data.user!.id });
     expect(forged.error).toMatchObject({ code: '42501' });
   });
+
+  it('serves the short paths of the spec (4.2) with the same shapes, under both URL forms', async () => {
+    await setAutoconfirm(true);
+    const headers = { apikey: f.project.anonKey };
+    for (const base of [`${f.platform.data}/projects/${f.project.ref}`, f.platform.data]) {
+      const email = `short-${base.length}@example.com`;
+      const signup = await request(base, 'POST', '/auth/signup', {
+        headers,
+        body: { email, password: 'secret-1', full_name: 'Short Path' },
+      });
+      expect(signup.status).toBe(200);
+      expect(signup.body).toMatchObject({
+        token_type: 'bearer',
+        expires_in: 3600,
+        user: { email, user_metadata: { full_name: 'Short Path' } },
+      });
+      expect(signup.headers.get('x-supabase-api-version')).toBe('2024-01-01');
+      const login = await request(base, 'POST', '/auth/login', {
+        headers,
+        body: { email, password: 'secret-1' },
+      });
+      expect(login.status).toBe(200);
+      const token = login.body.access_token as string;
+      const me = await request(base, 'GET', '/auth/me', { headers, token });
+      expect([me.status, me.body.email]).toEqual([200, email]);
+      const out = await request(base, 'POST', '/auth/logout', { headers, token, raw: '' });
+      expect(out.status).toBe(204);
+      const after = await request(base, 'GET', '/auth/me', { headers, token });
+      expect([after.status, after.body.code]).toEqual([403, 'session_not_found']);
+      const bad = await request(base, 'POST', '/auth/login', {
+        headers,
+        body: { email, password: 'wrong-pass' },
+      });
+      expect(bad.body).toMatchObject({
+        code: 'invalid_credentials',
+        error_code: 'invalid_credentials',
+        error: 'Invalid login credentials',
+      });
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { All, Controller, Get, HttpCode, Post, Put, Req, Res } from '@nestjs/common';
+import { All, Controller, Get, Post, Put, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -26,15 +26,16 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 /**
  * `/auth/v1` (and `/projects/<ref>/auth/v1`): GoTrue-compatible user auth per project.
  * Built so far: sign-up, password and refresh-token grants, the user, logout, settings,
- * health and JWKS. Email flows, admin routes, short paths and rate limits come next
- * (docs/design/auth.md).
+ * health, JWKS and the spec's short paths (`/auth/signup|login|me|logout`). Email flows,
+ * admin routes and rate limits come next (docs/design/auth.md).
  */
 @ApiExcludeController()
-@Controller('auth/v1')
+@Controller()
 export class AuthController {
   constructor(private readonly db: ProjectDatabaseService) {}
 
-  @Post('signup')
+  // The spec's short paths (section 4.2) answer exactly as their /auth/v1 twins.
+  @Post(['auth/v1/signup', 'auth/signup'])
   signup(
     @ProjectCtx() ctx: ProjectRequestContext,
     @Req() req: FastifyRequest,
@@ -45,7 +46,11 @@ export class AuthController {
       const email = normalizeEmail(body.email);
       if (!email) throw AuthErrors.validation('Unable to validate email address: invalid format');
       const password = checkPassword(body.password, ctx.context.auth.passwordMinLength);
-      const data = isObject(body.data) ? body.data : {};
+      // `full_name` (short path form) lands in the user metadata.
+      const data = {
+        ...(isObject(body.data) ? body.data : {}),
+        ...(typeof body.full_name === 'string' ? { full_name: body.full_name } : {}),
+      };
       const confirmed = ctx.context.auth.mailerAutoconfirm;
       const passwordHash = await hashPassword(password);
       const result = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
@@ -67,7 +72,7 @@ export class AuthController {
     });
   }
 
-  @Post('token')
+  @Post('auth/v1/token')
   token(
     @ProjectCtx() ctx: ProjectRequestContext,
     @Req() req: FastifyRequest,
@@ -82,7 +87,16 @@ export class AuthController {
     });
   }
 
-  @Get('user')
+  @Post('auth/login')
+  login(
+    @ProjectCtx() ctx: ProjectRequestContext,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return this.answer(reply, () => this.passwordGrant(ctx, req, bodyOf(req)));
+  }
+
+  @Get(['auth/v1/user', 'auth/me'])
   user(
     @ProjectCtx() ctx: ProjectRequestContext,
     @Req() req: FastifyRequest,
@@ -101,7 +115,7 @@ export class AuthController {
     });
   }
 
-  @Put('user')
+  @Put('auth/v1/user')
   updateUser(
     @ProjectCtx() ctx: ProjectRequestContext,
     @Req() req: FastifyRequest,
@@ -140,8 +154,7 @@ export class AuthController {
     });
   }
 
-  @Post('logout')
-  @HttpCode(204)
+  @Post(['auth/v1/logout', 'auth/logout'])
   logout(
     @ProjectCtx() ctx: ProjectRequestContext,
     @Req() req: FastifyRequest,
@@ -160,7 +173,7 @@ export class AuthController {
     });
   }
 
-  @Get('settings')
+  @Get('auth/v1/settings')
   settings(@ProjectCtx() ctx: ProjectRequestContext, @Res() reply: FastifyReply) {
     return this.answer(reply, async () => ({
       external: { email: true, phone: false, anonymous_users: false },
@@ -172,7 +185,7 @@ export class AuthController {
     }));
   }
 
-  @Get('health')
+  @Get('auth/v1/health')
   health(@Res() reply: FastifyReply) {
     return this.answer(reply, async () => ({
       version: 'baseplate',
@@ -181,13 +194,13 @@ export class AuthController {
     }));
   }
 
-  @Get('.well-known/jwks.json')
+  @Get('auth/v1/.well-known/jwks.json')
   jwks(@Res() reply: FastifyReply) {
     // HS256 projects publish no public keys.
     return this.answer(reply, async () => ({ keys: [] }));
   }
 
-  @All('*')
+  @All(['auth/v1/*', 'auth/*'])
   notFound(@Res() reply: FastifyReply) {
     return this.answer(reply, async () => {
       throw new AuthError(404, 'not_found', 'Not found');
