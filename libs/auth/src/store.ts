@@ -154,6 +154,79 @@ export const AuthStore = {
     );
   },
 
+  /** A page of users, newest first, and the total (admin list). */
+  async listUsers(
+    db: Queryable,
+    page: number,
+    perPage: number,
+  ): Promise<{ users: UserRow[]; total: number }> {
+    const { rows } = await db.query<UserRow & { total: string }>(
+      `SELECT ${USER_COLUMNS}, count(*) OVER () AS total FROM auth.users
+        WHERE deleted_at IS NULL ORDER BY created_at DESC, id LIMIT $1 OFFSET $2`,
+      [perPage, (page - 1) * perPage],
+    );
+    let total = rows[0] ? Number(rows[0].total) : 0;
+    if (!rows[0] && page > 1) {
+      const count = await db.query<{ n: string }>(
+        'SELECT count(*) AS n FROM auth.users WHERE deleted_at IS NULL',
+      );
+      total = Number(count.rows[0]!.n);
+    }
+    return { users: rows.map(({ total: _total, ...user }) => user as UserRow), total };
+  },
+
+  /** Admin changes: any of email, password, confirmation, both metadata, a ban. */
+  async adminUpdateUser(
+    db: Queryable,
+    id: string,
+    change: {
+      email?: string;
+      passwordHash?: string;
+      confirm?: boolean;
+      userMetadata?: object;
+      appMetadata?: object;
+      bannedUntil?: Date | null;
+    },
+  ): Promise<UserRow> {
+    const { rows } = await db.query<UserRow>(
+      `UPDATE auth.users SET
+         email = coalesce($2, email),
+         encrypted_password = coalesce($3, encrypted_password),
+         email_confirmed_at = CASE WHEN $4 THEN coalesce(email_confirmed_at, now()) ELSE email_confirmed_at END,
+         raw_user_meta_data = raw_user_meta_data || coalesce($5::jsonb, '{}'),
+         raw_app_meta_data = raw_app_meta_data || coalesce($6::jsonb, '{}'),
+         banned_until = CASE WHEN $7 THEN $8::timestamptz ELSE banned_until END,
+         updated_at = now()
+       WHERE id = $1 AND deleted_at IS NULL
+       RETURNING ${USER_COLUMNS}`,
+      [
+        id,
+        change.email ?? null,
+        change.passwordHash ?? null,
+        change.confirm === true,
+        change.userMetadata === undefined ? null : JSON.stringify(change.userMetadata),
+        change.appMetadata === undefined ? null : JSON.stringify(change.appMetadata),
+        change.bannedUntil !== undefined,
+        change.bannedUntil ?? null,
+      ],
+    );
+    if (!rows[0]) throw AuthErrors.userNotFound();
+    return rows[0];
+  },
+
+  /** Deletes a user (its sessions go with it); soft: keeps the row, marked deleted. */
+  async deleteUser(db: Queryable, id: string, soft: boolean): Promise<void> {
+    const { rowCount } = soft
+      ? await db.query(
+          `UPDATE auth.users SET deleted_at = now(), email = NULL, encrypted_password = NULL
+            WHERE id = $1 AND deleted_at IS NULL`,
+          [id],
+        )
+      : await db.query('DELETE FROM auth.users WHERE id = $1', [id]);
+    if (!rowCount) throw AuthErrors.userNotFound();
+    if (soft) await db.query('DELETE FROM auth.sessions WHERE user_id = $1', [id]);
+  },
+
   async audit(db: Queryable, action: string, userId: string, ip?: string): Promise<void> {
     await db.query('INSERT INTO auth.audit_log_entries (payload, ip_address) VALUES ($1, $2)', [
       JSON.stringify({ action, actor_id: userId }),

@@ -2,7 +2,6 @@ import { All, Controller, Get, Post, Put, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  API_VERSION_HEADER,
   AuthError,
   AuthErrors,
   AuthStore,
@@ -14,14 +13,7 @@ import {
 } from '@baseplate/auth';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '@baseplate/security';
 import { ProjectCtx, ProjectDatabaseService, type ProjectRequestContext } from '../project-context';
-
-type Body = Record<string, unknown>;
-const bodyOf = (req: FastifyRequest): Body =>
-  typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
-    ? (req.body as Body)
-    : {};
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { answer, type Body, bodyOf, isObject } from './auth-http';
 
 /**
  * `/auth/v1` (and `/projects/<ref>/auth/v1`): GoTrue-compatible user auth per project.
@@ -41,7 +33,7 @@ export class AuthController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return this.answer(reply, async () => {
+    return answer(reply, async () => {
       const body = bodyOf(req);
       const email = normalizeEmail(body.email);
       if (!email) throw AuthErrors.validation('Unable to validate email address: invalid format');
@@ -78,7 +70,7 @@ export class AuthController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return this.answer(reply, async () => {
+    return answer(reply, async () => {
       const grant = (req.query as Record<string, unknown>).grant_type;
       const body = bodyOf(req);
       if (grant === 'password') return this.passwordGrant(ctx, req, body);
@@ -93,7 +85,7 @@ export class AuthController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return this.answer(reply, () => this.passwordGrant(ctx, req, bodyOf(req)));
+    return answer(reply, () => this.passwordGrant(ctx, req, bodyOf(req)));
   }
 
   @Get(['auth/v1/user', 'auth/me'])
@@ -102,7 +94,7 @@ export class AuthController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return this.answer(reply, async () => {
+    return answer(reply, async () => {
       const { userId, sessionId } = this.caller(ctx);
       const user = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
         if (!(await AuthStore.sessionExists(client, sessionId, userId))) {
@@ -121,7 +113,7 @@ export class AuthController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return this.answer(reply, async () => {
+    return answer(reply, async () => {
       const { userId, sessionId } = this.caller(ctx);
       const body = bodyOf(req);
       if (body.email !== undefined) {
@@ -160,7 +152,7 @@ export class AuthController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return this.answer(reply, async () => {
+    return answer(reply, async () => {
       const { userId, sessionId } = this.caller(ctx);
       const scope = (req.query as Record<string, unknown>).scope ?? 'global';
       if (scope !== 'global' && scope !== 'local' && scope !== 'others') {
@@ -175,7 +167,7 @@ export class AuthController {
 
   @Get('auth/v1/settings')
   settings(@ProjectCtx() ctx: ProjectRequestContext, @Res() reply: FastifyReply) {
-    return this.answer(reply, async () => ({
+    return answer(reply, async () => ({
       external: { email: true, phone: false, anonymous_users: false },
       disable_signup: false,
       mailer_autoconfirm: ctx.context.auth.mailerAutoconfirm,
@@ -187,7 +179,7 @@ export class AuthController {
 
   @Get('auth/v1/health')
   health(@Res() reply: FastifyReply) {
-    return this.answer(reply, async () => ({
+    return answer(reply, async () => ({
       version: 'baseplate',
       name: 'GoTrue',
       description: 'GoTrue-compatible auth of Baseplate',
@@ -197,12 +189,12 @@ export class AuthController {
   @Get('auth/v1/.well-known/jwks.json')
   jwks(@Res() reply: FastifyReply) {
     // HS256 projects publish no public keys.
-    return this.answer(reply, async () => ({ keys: [] }));
+    return answer(reply, async () => ({ keys: [] }));
   }
 
   @All(['auth/v1/*', 'auth/*'])
   notFound(@Res() reply: FastifyReply) {
-    return this.answer(reply, async () => {
+    return answer(reply, async () => {
       throw new AuthError(404, 'not_found', 'Not found');
     });
   }
@@ -299,27 +291,5 @@ export class AuthController {
   private meta(req: FastifyRequest): { userAgent?: string; ip?: string } {
     const agent = req.headers['user-agent'];
     return { ...(agent ? { userAgent: agent } : {}), ip: req.ip };
-  }
-
-  /** Runs a handler and answers in GoTrue's shape, with the API version header. */
-  private async answer(reply: FastifyReply, fn: () => Promise<unknown>): Promise<void> {
-    void reply.header(API_VERSION_HEADER.name, API_VERSION_HEADER.value);
-    try {
-      const body = await fn();
-      if (body === undefined) {
-        await reply.status(204).send();
-        return;
-      }
-      await reply
-        .status(200)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(JSON.stringify(body));
-    } catch (e) {
-      if (!(e instanceof AuthError)) throw e;
-      await reply
-        .status(e.status)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(JSON.stringify(e.toJSON()));
-    }
   }
 }

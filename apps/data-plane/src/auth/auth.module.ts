@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ProjectContextModule } from '../project-context';
+import { AuthAdminController } from './admin.controller';
 import { AuthController } from './auth.controller';
 
 /** GoTrue-compatible user auth per project (issue 4, in progress). */
-@Module({ imports: [ProjectContextModule], controllers: [AuthController] })
+@Module({ imports: [ProjectContextModule], controllers: [AuthAdminController, AuthController] })
 export class AuthModule {}

@@ -1,0 +1,39 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { API_VERSION_HEADER, AuthError } from '@baseplate/auth';
+
+export type Body = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The JSON object body, or `{}` (an empty POST /logout arrives with a JSON content type). */
+export const bodyOf = (req: FastifyRequest): Body => (isObject(req.body) ? req.body : {});
+
+export const queryOf = (req: FastifyRequest): Record<string, unknown> =>
+  (req.query ?? {}) as Record<string, unknown>;
+
+/**
+ * Runs an auth handler and answers in GoTrue's shape: its result as JSON (undefined: 204) with
+ * the API version header (so supabase-js reads `code`), an AuthError as its JSON, anything
+ * else to the exception filter. Handlers may set more headers on `reply` first.
+ */
+export async function answer(reply: FastifyReply, fn: () => Promise<unknown>): Promise<void> {
+  void reply.header(API_VERSION_HEADER.name, API_VERSION_HEADER.value);
+  try {
+    const result = await fn();
+    if (result === undefined) {
+      await reply.status(204).send();
+      return;
+    }
+    await reply
+      .status(200)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(result));
+  } catch (e) {
+    if (!(e instanceof AuthError)) throw e;
+    await reply
+      .status(e.status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(e.toJSON()));
+  }
+}
