@@ -104,12 +104,14 @@ export const AuthStore = {
   /**
    * Rotation: a live token is revoked and replaced by a child. A revoked one is accepted
    * again only within the grace window (answering with a new sibling); after it, its whole
-   * session is revoked (`refresh_token_already_used`), as GoTrue does against token theft.
+   * session is revoked, as GoTrue does against token theft: that answer is `reused`, not an
+   * exception, so the caller can commit the revocation before reporting
+   * `refresh_token_already_used`.
    */
   async rotateRefreshToken(
     db: Queryable,
     token: string,
-  ): Promise<{ userId: string; sessionId: string; refreshToken: string }> {
+  ): Promise<{ userId: string; sessionId: string; refreshToken: string } | { reused: true }> {
     const hash = hashToken(token);
     const { rows } = await db.query<{
       session_id: string;
@@ -126,7 +128,7 @@ export const AuthStore = {
     if (!row) throw AuthErrors.refreshTokenNotFound();
     if (row.revoked && !row.in_grace) {
       await db.query('DELETE FROM auth.sessions WHERE id = $1', [row.session_id]);
-      throw AuthErrors.refreshTokenAlreadyUsed();
+      return { reused: true };
     }
     if (!row.revoked) {
       await db.query(

@@ -40,6 +40,13 @@ describe('AuthStore', () => {
     await factory.cleanup();
   });
 
+  /** A rotation that must succeed (not a reuse). */
+  const rotate = async (token: string) => {
+    const result = await AuthStore.rotateRefreshToken(db, token);
+    if ('reused' in result) throw new Error('unexpected reuse');
+    return result;
+  };
+
   const sessions = async () =>
     (await db.query('SELECT id FROM auth.sessions WHERE user_id = $1', [userId])).rows.length;
 
@@ -56,10 +63,10 @@ describe('AuthStore', () => {
 
   it('rotates: a live token gives a child; reused within the grace window, a sibling', async () => {
     const { sessionId, refreshToken } = await AuthStore.createSession(db, userId, {});
-    const first = await AuthStore.rotateRefreshToken(db, refreshToken);
+    const first = await rotate(refreshToken);
     expect(first).toMatchObject({ userId, sessionId });
     expect(first.refreshToken).not.toBe(refreshToken);
-    const again = await AuthStore.rotateRefreshToken(db, refreshToken);
+    const again = await rotate(refreshToken);
     expect(again.sessionId).toBe(sessionId);
     expect(again.refreshToken).not.toBe(first.refreshToken);
     const stored = await db.query(
@@ -73,14 +80,12 @@ describe('AuthStore', () => {
 
   it('revokes the whole session when a used token comes back after the grace window', async () => {
     const { sessionId, refreshToken } = await AuthStore.createSession(db, userId, {});
-    const next = await AuthStore.rotateRefreshToken(db, refreshToken);
+    const next = await rotate(refreshToken);
     await db.query(
       "UPDATE auth.refresh_tokens SET updated_at = now() - interval '1 minute' WHERE token_hash = $1",
       [hashToken(refreshToken)],
     );
-    await expect(AuthStore.rotateRefreshToken(db, refreshToken)).rejects.toMatchObject({
-      code: 'refresh_token_already_used',
-    });
+    expect(await AuthStore.rotateRefreshToken(db, refreshToken)).toEqual({ reused: true });
     expect(await AuthStore.sessionExists(db, sessionId, userId)).toBe(false);
     await expect(AuthStore.rotateRefreshToken(db, next.refreshToken)).rejects.toMatchObject({
       code: 'refresh_token_not_found',

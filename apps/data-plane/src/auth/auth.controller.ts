@@ -235,17 +235,17 @@ export class AuthController {
       throw AuthErrors.validation('refresh_token is required');
     }
     const token = body.refresh_token;
-    const { user, session } = await this.db.withAuthAdmin(
-      ctx,
-      this.request(req),
-      async ({ client }) => {
-        const rotated = await AuthStore.rotateRefreshToken(client, token);
-        const row = await AuthStore.userById(client, rotated.userId);
-        if (!row) throw AuthErrors.refreshTokenNotFound();
-        await AuthStore.audit(client, 'token_refreshed', row.id, req.ip);
-        return { user: row, session: rotated };
-      },
-    );
+    const result = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
+      const rotated = await AuthStore.rotateRefreshToken(client, token);
+      if ('reused' in rotated) return rotated;
+      const row = await AuthStore.userById(client, rotated.userId);
+      if (!row) throw AuthErrors.refreshTokenNotFound();
+      await AuthStore.audit(client, 'token_refreshed', row.id, req.ip);
+      return { user: row, session: rotated };
+    });
+    // Reported only now: the session's revocation is committed.
+    if ('reused' in result) throw AuthErrors.refreshTokenAlreadyUsed();
+    const { user, session } = result;
     return this.sessionBody(ctx, user, session);
   }
 
