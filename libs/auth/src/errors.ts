@@ -10,6 +10,8 @@ export class AuthError extends Error {
     message: string,
     /** Extra top-level fields (`weak_password: {reasons}`). */
     readonly extra: Record<string, unknown> = {},
+    /** Response headers (`Retry-After`). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'AuthError';
@@ -47,4 +49,14 @@ export const AuthErrors = {
   notAdmin: () => new AuthError(403, 'not_admin', 'User not allowed'),
   userNotFound: () => new AuthError(404, 'user_not_found', 'User not found'),
   userBanned: () => new AuthError(400, 'user_banned', 'User is banned'),
+  rateLimited: (retryAfterS: number) =>
+    new AuthError(
+      429,
+      'over_request_rate_limit',
+      'Request rate limit reached',
+      {},
+      {
+        'retry-after': String(retryAfterS),
+      },
+    ),
 };

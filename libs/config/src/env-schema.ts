@@ -226,6 +226,13 @@ export const ENV_SCHEMA = {
     default: '8000',
     parse: int(100),
   }),
+  authRateLimitPerMinute: spec({
+    env: 'AUTH_RATE_LIMIT_PER_MINUTE',
+    description:
+      'Sign-ups and sign-ins a client IP may make per minute and project (sign-ins also per email); over it: 429.',
+    default: '60',
+    parse: int(1, 1_000_000),
+  }),
   projectContextTtlMs: spec({
     env: 'PROJECT_CONTEXT_TTL_MS',
     description:

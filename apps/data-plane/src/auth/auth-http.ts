@@ -32,6 +32,7 @@ export async function answer(reply: FastifyReply, fn: () => Promise<unknown>): P
   } catch (e) {
     if (!(e instanceof AuthError)) throw e;
     await reply
+      .headers(e.headers)
       .status(e.status)
       .header('content-type', 'application/json; charset=utf-8')
       .send(JSON.stringify(e.toJSON()));

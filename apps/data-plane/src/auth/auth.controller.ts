@@ -14,6 +14,7 @@ import {
 import { dummyPasswordHash, hashPassword, verifyPassword } from '@baseplate/security';
 import { ProjectCtx, ProjectDatabaseService, type ProjectRequestContext } from '../project-context';
 import { answer, type Body, bodyOf, isObject } from './auth-http';
+import { AuthRateLimiter } from './rate-limiter';
 
 /**
  * `/auth/v1` (and `/projects/<ref>/auth/v1`): GoTrue-compatible user auth per project.
@@ -24,7 +25,10 @@ import { answer, type Body, bodyOf, isObject } from './auth-http';
 @ApiExcludeController()
 @Controller()
 export class AuthController {
-  constructor(private readonly db: ProjectDatabaseService) {}
+  constructor(
+    private readonly db: ProjectDatabaseService,
+    private readonly limiter: AuthRateLimiter,
+  ) {}
 
   // The spec's short paths (section 4.2) answer exactly as their /auth/v1 twins.
   @Post(['auth/v1/signup', 'auth/signup'])
@@ -34,6 +38,7 @@ export class AuthController {
     @Res() reply: FastifyReply,
   ) {
     return answer(reply, async () => {
+      await this.limiter.hit(ctx.ref, 'signup', [`ip:${req.ip}`]);
       const body = bodyOf(req);
       const email = normalizeEmail(body.email);
       if (!email) throw AuthErrors.validation('Unable to validate email address: invalid format');
@@ -203,6 +208,11 @@ export class AuthController {
 
   private async passwordGrant(ctx: ProjectRequestContext, req: FastifyRequest, body: Body) {
     const email = normalizeEmail(body.email);
+    // Per client and per account: password guessing from many addresses still hits the second.
+    await this.limiter.hit(ctx.ref, 'token', [
+      `ip:${req.ip}`,
+      ...(email ? [`email:${email}`] : []),
+    ]);
     const password = typeof body.password === 'string' ? body.password : '';
     const found = email
       ? await this.db.withAuthAdmin(ctx, this.request(req), ({ client }) =>
@@ -231,6 +241,7 @@ export class AuthController {
   }
 
   private async refreshGrant(ctx: ProjectRequestContext, req: FastifyRequest, body: Body) {
+    await this.limiter.hit(ctx.ref, 'refresh', [`ip:${req.ip}`]);
     if (typeof body.refresh_token !== 'string' || body.refresh_token === '') {
       throw AuthErrors.validation('refresh_token is required');
     }
