@@ -1,3 +1,5 @@
+import bcrypt from 'bcryptjs';
+import { connectionUrl, projectDbName, withClient } from '@baseplate/database';
 import { request } from '../../support/http';
 import { createTestClient } from '../rest/compat/supabase-client';
 import { bootRestFixture, type RestFixture } from '../rest/fixture';
@@ -75,5 +77,39 @@ describe('auth admin with supabase-js', () => {
       headers: { apikey: f.project.serviceKey },
     });
     expect([bad.status, bad.body.code]).toEqual([404, 'user_not_found']);
+  });
+
+  it('signs in a user imported with a bcrypt hash and moves the hash to argon2id', async () => {
+    // As a Supabase export would land (the cluster admin writes auth.users directly).
+    const db = connectionUrl(process.env.BASEPLATE_TEST_ADMIN_URL!, projectDbName(f.project.ref));
+    const hash = await bcrypt.hash('imported-1', 4);
+    await withClient(db, (c) =>
+      c.query(
+        `INSERT INTO auth.users (email, encrypted_password, email_confirmed_at) VALUES ($1, $2, now())`,
+        ['imported@example.com', hash],
+      ),
+    );
+    const sb = createTestClient(url(), f.project.anonKey);
+    const wrong = await sb.auth.signInWithPassword({
+      email: 'imported@example.com',
+      password: 'nope-nope',
+    });
+    expect(wrong.error).toMatchObject({ code: 'invalid_credentials' });
+    const ok = await sb.auth.signInWithPassword({
+      email: 'imported@example.com',
+      password: 'imported-1',
+    });
+    expect(ok.error).toBeNull();
+    const stored = await withClient(db, (c) =>
+      c.query<{ h: string }>(
+        "SELECT encrypted_password AS h FROM auth.users WHERE email = 'imported@example.com'",
+      ),
+    );
+    expect(stored.rows[0]!.h).toMatch(/^\$argon2id\$/);
+    const again = await createTestClient(url(), f.project.anonKey).auth.signInWithPassword({
+      email: 'imported@example.com',
+      password: 'imported-1',
+    });
+    expect(again.error).toBeNull();
   });
 });

@@ -6,12 +6,13 @@ import {
   AuthErrors,
   AuthStore,
   checkPassword,
+  checkStoredPassword,
   issueAccessToken,
   normalizeEmail,
   toAuthUser,
   type UserRow,
 } from '@baseplate/auth';
-import { dummyPasswordHash, hashPassword, verifyPassword } from '@baseplate/security';
+import { dummyPasswordHash, hashPassword } from '@baseplate/security';
 import { ProjectCtx, ProjectDatabaseService, type ProjectRequestContext } from '../project-context';
 import { answer, type Body, bodyOf, isObject } from './auth-http';
 import { AuthRateLimiter } from './rate-limiter';
@@ -220,11 +221,11 @@ export class AuthController {
         )
       : undefined;
     // A missing account costs the same as a wrong password: the two look alike.
-    const ok = await verifyPassword(
+    const check = await checkStoredPassword(
       found?.encrypted_password ?? (await dummyPasswordHash()),
       password,
     );
-    if (!found || !found.encrypted_password || !ok) throw AuthErrors.invalidCredentials();
+    if (!found || !found.encrypted_password || !check.ok) throw AuthErrors.invalidCredentials();
     if (!found.email_confirmed_at) throw AuthErrors.emailNotConfirmed();
     if (found.banned_until && found.banned_until > new Date()) throw AuthErrors.userBanned();
     const { user, session } = await this.db.withAuthAdmin(
@@ -232,7 +233,11 @@ export class AuthController {
       this.request(req),
       async ({ client }) => {
         const created = await AuthStore.createSession(client, found.id, this.meta(req));
-        const signedIn = await AuthStore.updateUser(client, found.id, { signedIn: true });
+        // A bcrypt hash (imported from Supabase) is replaced by argon2id on this sign-in.
+        const signedIn = await AuthStore.updateUser(client, found.id, {
+          signedIn: true,
+          ...(check.rehash === undefined ? {} : { passwordHash: check.rehash }),
+        });
         await AuthStore.audit(client, 'login', found.id, req.ip);
         return { user: signedIn, session: created };
       },
