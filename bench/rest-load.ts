@@ -6,6 +6,8 @@
  *   pg:   the same transaction (BEGIN, settings, the engine's statement, COMMIT) straight
  *         through `pg`, with the same concurrency and the same number of connections.
  */
+import { readFileSync } from 'node:fs';
+import * as argon2 from 'argon2';
 import autocannon from 'autocannon';
 import { Pool } from 'pg';
 
@@ -18,6 +20,20 @@ export interface HttpLoad {
   path: string;
   body?: string;
   idMax: number;
+  /**
+   * A file of one-use values, one per line: `{token}` in the body takes the next one per
+   * request (refresh tokens, each valid once).
+   */
+  tokensFile?: string;
+  connections: number;
+  durationS: number;
+}
+
+/** The raw argon2 verify rate: the floor of a password sign-in. */
+export interface Argon2Load {
+  mode: 'argon2';
+  hash: string;
+  password: string;
   connections: number;
   durationS: number;
 }
@@ -47,6 +63,8 @@ export interface LoadResult {
 const randomId = (max: number): number => 1 + Math.floor(Math.random() * max);
 
 async function runHttp(spec: HttpLoad): Promise<LoadResult> {
+  const tokens = spec.tokensFile ? readFileSync(spec.tokensFile, 'utf8').split('\n') : [];
+  let next = 0;
   const result = await autocannon({
     url: spec.url,
     connections: spec.connections,
@@ -60,7 +78,9 @@ async function runHttp(spec: HttpLoad): Promise<LoadResult> {
           return {
             ...req,
             path: spec.path.replace('{id}', id),
-            ...(spec.body === undefined ? {} : { body: spec.body.replace('{id}', id) }),
+            ...(spec.body === undefined
+              ? {}
+              : { body: spec.body.replace('{id}', id).replace('{token}', tokens[next++] ?? '') }),
           };
         },
       },
@@ -75,38 +95,38 @@ async function runHttp(spec: HttpLoad): Promise<LoadResult> {
   };
 }
 
-async function runPg(spec: PgLoad): Promise<LoadResult> {
-  const pool = new Pool({ connectionString: spec.connectionString, max: spec.poolSize });
+/** `connections` concurrent verifies for `durationS`: what argon2 alone sustains here. */
+async function runArgon2(spec: Argon2Load): Promise<LoadResult> {
+  return timedLoop(spec.connections, spec.durationS, async () => {
+    if (!(await argon2.verify(spec.hash, spec.password))) throw new Error('verify failed');
+  });
+}
+
+async function timedLoop(
+  concurrency: number,
+  durationS: number,
+  once: () => Promise<void>,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
-  const deadline = Date.now() + spec.durationS * 1000;
+  const deadline = Date.now() + durationS * 1000;
   const worker = async (): Promise<void> => {
     while (Date.now() < deadline) {
-      const values = [...spec.statement.values];
-      if (spec.idIndex >= 0) values[spec.idIndex] = String(randomId(spec.idMax));
       const started = process.hrtime.bigint();
-      const client = await pool.connect();
       try {
-        await client.query(spec.begin);
-        await client.query(spec.settings.text, spec.settings.values);
-        await client.query(spec.statement.text, values);
-        await client.query('COMMIT');
+        await once();
       } catch {
         errors++;
-        await client.query('ROLLBACK').catch(() => undefined);
-      } finally {
-        client.release();
       }
       latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
   };
-  await Promise.all(Array.from({ length: spec.connections }, worker));
-  await pool.end();
+  await Promise.all(Array.from({ length: concurrency }, worker));
   latencies.sort((a, b) => a - b);
   const at = (q: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
-    rps: latencies.length / spec.durationS,
+    rps: latencies.length / durationS,
     p50: at(0.5),
     p99: at(0.99),
     requests: latencies.length,
@@ -114,9 +134,38 @@ async function runPg(spec: PgLoad): Promise<LoadResult> {
   };
 }
 
+async function runPg(spec: PgLoad): Promise<LoadResult> {
+  const pool = new Pool({ connectionString: spec.connectionString, max: spec.poolSize });
+  try {
+    return await timedLoop(spec.connections, spec.durationS, async () => {
+      const values = [...spec.statement.values];
+      if (spec.idIndex >= 0) values[spec.idIndex] = String(randomId(spec.idMax));
+      const client = await pool.connect();
+      try {
+        await client.query(spec.begin);
+        await client.query(spec.settings.text, spec.settings.values);
+        await client.query(spec.statement.text, values);
+        await client.query('COMMIT');
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      } finally {
+        client.release();
+      }
+    });
+  } finally {
+    await pool.end();
+  }
+}
+
 async function main(): Promise<void> {
-  const spec = JSON.parse(process.argv[2] ?? '{}') as HttpLoad | PgLoad;
-  const result = spec.mode === 'http' ? await runHttp(spec) : await runPg(spec);
+  const spec = JSON.parse(process.argv[2] ?? '{}') as HttpLoad | PgLoad | Argon2Load;
+  const result =
+    spec.mode === 'http'
+      ? await runHttp(spec)
+      : spec.mode === 'argon2'
+        ? await runArgon2(spec)
+        : await runPg(spec);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
