@@ -111,34 +111,57 @@ export const AuthStore = {
   async rotateRefreshToken(
     db: Queryable,
     token: string,
-  ): Promise<{ userId: string; sessionId: string; refreshToken: string } | { reused: true }> {
+    audit?: { ip?: string },
+  ): Promise<
+    { userId: string; sessionId: string; refreshToken: string; user?: UserRow } | { reused: true }
+  > {
     const hash = hashToken(token);
-    const { rows } = await db.query<{
-      session_id: string;
-      user_id: string;
-      revoked: boolean;
-      in_grace: boolean;
-    }>(
-      `SELECT session_id, user_id, revoked,
-              updated_at > now() - make_interval(secs => $2) AS in_grace
-         FROM auth.refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
-      [hash, REFRESH_REUSE_GRACE_S],
+    const child = newRefreshToken();
+    // One statement (the hot path of every open tab): lock the token, then either revoke it,
+    // touch its session, insert the child and log it, or (reused after the grace window)
+    // end its session. All parts see one snapshot; their targets never overlap.
+    const { rows } = await db.query<
+      { session_id: string; user_id: string; reused: boolean } & Partial<UserRow>
+    >(
+      `WITH old AS (
+         SELECT session_id, user_id, revoked,
+                updated_at > now() - make_interval(secs => $2) AS in_grace
+           FROM auth.refresh_tokens WHERE token_hash = $1 FOR UPDATE
+       ), ok AS (
+         SELECT * FROM old WHERE NOT revoked OR in_grace
+       ), revoke AS (
+         UPDATE auth.refresh_tokens SET revoked = true, updated_at = now()
+          WHERE token_hash = $1 AND EXISTS (SELECT 1 FROM old WHERE NOT revoked)
+       ), touch AS (
+         UPDATE auth.sessions SET updated_at = now() WHERE id = (SELECT session_id FROM ok)
+       ), child AS (
+         INSERT INTO auth.refresh_tokens (token_hash, session_id, user_id, parent_hash)
+         SELECT $3, session_id, user_id, $1 FROM ok
+       ), logged AS (
+         INSERT INTO auth.audit_log_entries (payload, ip_address)
+         SELECT jsonb_build_object('action', 'token_refreshed', 'actor_id', user_id), $4
+           FROM ok WHERE $5
+       ), ended AS (
+         DELETE FROM auth.sessions
+          WHERE id = (SELECT session_id FROM old WHERE revoked AND NOT in_grace)
+       )
+       SELECT old.session_id, old.user_id, (old.revoked AND NOT old.in_grace) AS reused,
+              ${USER_COLUMNS.split(',')
+                .map((c) => `u.${c.trim()}`)
+                .join(', ')}
+         FROM old LEFT JOIN auth.users u ON u.id = old.user_id AND u.deleted_at IS NULL`,
+      [hash, REFRESH_REUSE_GRACE_S, child.hash, audit?.ip ?? null, audit !== undefined],
     );
     const row = rows[0];
     if (!row) throw AuthErrors.refreshTokenNotFound();
-    if (row.revoked && !row.in_grace) {
-      await db.query('DELETE FROM auth.sessions WHERE id = $1', [row.session_id]);
-      return { reused: true };
-    }
-    if (!row.revoked) {
-      await db.query(
-        'UPDATE auth.refresh_tokens SET revoked = true, updated_at = now() WHERE token_hash = $1',
-        [hash],
-      );
-    }
-    await db.query('UPDATE auth.sessions SET updated_at = now() WHERE id = $1', [row.session_id]);
-    const refreshToken = await insertRefreshToken(db, row.session_id, row.user_id, hash);
-    return { userId: row.user_id, sessionId: row.session_id, refreshToken };
+    if (row.reused) return { reused: true };
+    const { session_id: sessionId, user_id: userId, reused: _reused, ...user } = row;
+    return {
+      userId,
+      sessionId,
+      refreshToken: child.token,
+      ...(user.id ? { user: user as UserRow } : {}),
+    };
   },
 
   /** `/logout?scope=`: this session, every session of the user, or every other one. */

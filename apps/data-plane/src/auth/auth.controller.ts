@@ -252,12 +252,11 @@ export class AuthController {
     }
     const token = body.refresh_token;
     const result = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
-      const rotated = await AuthStore.rotateRefreshToken(client, token);
+      const rotated = await AuthStore.rotateRefreshToken(client, token, { ip: req.ip });
       if ('reused' in rotated) return rotated;
-      const row = await AuthStore.userById(client, rotated.userId);
-      if (!row) throw AuthErrors.refreshTokenNotFound();
-      await AuthStore.audit(client, 'token_refreshed', row.id, req.ip);
-      return { user: row, session: rotated };
+      // A deleted user's tokens are dead: nothing to rotate into.
+      if (!rotated.user) throw AuthErrors.refreshTokenNotFound();
+      return { user: rotated.user, session: rotated };
     });
     // Reported only now: the session's revocation is committed.
     if ('reused' in result) throw AuthErrors.refreshTokenAlreadyUsed();
