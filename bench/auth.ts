@@ -5,48 +5,21 @@
  * used once) with p50/p99. Load generators run in a child process (bench/rest-load).
  *   DATABASE_URL / REDIS_URL optional; BENCH_CONNECTIONS (16), BENCH_DURATION_S (10)
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { hashToken } from '@baseplate/auth';
 import { connectionUrl, projectDbName, withClient } from '@baseplate/database';
 import { hashPassword } from '@baseplate/security';
-import { adminUrl, startBenchPlatform } from './platform';
-import type { Argon2Load, HttpLoad, LoadResult } from './rest-load';
+import { adminUrl, createBenchProject, json, runLoad, startBenchPlatform } from './platform';
+import type { HttpLoad, LoadResult } from './rest-load';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
 /** Refresh tokens made ahead: more than the run can use. */
 const TOKENS = 120_000;
 const SESSIONS = 1_000;
-
-async function json(
-  url: string,
-  method: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-}
-
-function load(spec: HttpLoad | Argon2Load): Promise<LoadResult> {
-  return promisify(execFile)(
-    process.execPath,
-    [join(__dirname, 'rest-load.js'), JSON.stringify(spec)],
-    {
-      maxBuffer: 1 << 20,
-    },
-  ).then(({ stdout }) => JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult);
-}
 
 const fmt = (label: string, r: LoadResult) =>
   `${label.padEnd(26)} ${r.rps.toFixed(0).padStart(6)} /s   p50 ${r.p50.toFixed(1).padStart(7)} ms   p99 ${r.p99
@@ -59,39 +32,25 @@ async function main(): Promise<void> {
   let ref: string | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'bench-auth-'));
   try {
-    const email = `bench-${platform.id}@example.com`;
-    await json(`${controlUrl}/v1/signup`, 'POST', { email, password: 'benchmark password' });
-    const login = await json(`${controlUrl}/v1/login`, 'POST', {
-      email,
-      password: 'benchmark password',
+    const project = await createBenchProject(platform);
+    ref = project.ref;
+    const token = project.token;
+    await json(`${controlUrl}/v1/projects/${ref}/config/auth`, 'PATCH', {
+      token,
+      body: { mailer_autoconfirm: true },
     });
-    const auth = { authorization: `Bearer ${login.body.access_token as string}` };
-    ref = (await json(`${controlUrl}/v1/projects`, 'POST', { name: 'bench' }, auth)).body
-      .id as string;
-    for (;;) {
-      const p = await json(`${controlUrl}/v1/projects/${ref}`, 'GET', undefined, auth);
-      if (p.body.status === 'ACTIVE_HEALTHY') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await json(
-      `${controlUrl}/v1/projects/${ref}/config/auth`,
-      'PATCH',
-      { mailer_autoconfirm: true },
-      auth,
-    );
-    const keys = (await fetch(`${controlUrl}/v1/projects/${ref}/api-keys`, { headers: auth }).then(
-      (r) => r.json(),
-    )) as Array<{ name: string; api_key: string }>;
+    const keys = (await json(`${controlUrl}/v1/projects/${ref}/api-keys`, 'GET', { token }))
+      .body as unknown as Array<{ name: string; api_key: string }>;
     const anon = keys.find((k) => k.name === 'anon')!.api_key;
     const base = `${dataUrl}/projects/${ref}/auth/v1`;
     const user = { email: 'signin@example.com', password: 'bench-password-1' };
     // The autoconfirm change reaches the data plane through the context invalidation.
     for (;;) {
-      const settings = await json(`${base}/settings`, 'GET', undefined, { apikey: anon });
+      const settings = await json(`${base}/settings`, 'GET', { headers: { apikey: anon } });
       if (settings.body.mailer_autoconfirm === true) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const up = await json(`${base}/signup`, 'POST', user, { apikey: anon });
+    const up = await json(`${base}/signup`, 'POST', { body: user, headers: { apikey: anon } });
     if (up.status !== 200) throw new Error(`signup failed: ${JSON.stringify(up.body)}`);
 
     // Refresh tokens made ahead, straight into the project database (as a Supabase import
@@ -131,16 +90,16 @@ async function main(): Promise<void> {
       durationS,
     };
     const hash = await hashPassword(user.password);
-    await load({ ...signIn, durationS: 2 }); // warm-up
-    const signInResult = await load(signIn);
-    const argonResult = await load({
+    await runLoad({ ...signIn, durationS: 2 }); // warm-up
+    const signInResult = await runLoad(signIn);
+    const argonResult = await runLoad({
       mode: 'argon2',
       hash,
       password: user.password,
       connections,
       durationS,
     });
-    const refresh = await load({
+    const refresh = await runLoad({
       ...signIn,
       path: `/projects/${ref}/auth/v1/token?grant_type=refresh_token`,
       body: '{"refresh_token":"{token}"}',

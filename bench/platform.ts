@@ -2,7 +2,10 @@
  * The three apps booted in the benchmark's process on a throw-away control database and
  * template (shared by the benchmarks); `close` drops everything the run made.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import { AppConfig, loadConfig } from '@baseplate/config';
 import { connectionUrl, migrateAll, quoteIdent, withClient } from '@baseplate/database';
@@ -10,6 +13,7 @@ import { deleteKeysMatching } from '@baseplate/jobs';
 import { createControlPlaneApp } from '../apps/control-plane/src/bootstrap';
 import { createDataPlaneApp } from '../apps/data-plane/src/bootstrap';
 import { startWorker } from '../apps/worker/src/bootstrap';
+import type { Argon2Load, HttpLoad, LoadResult, PgLoad } from './rest-load';
 
 export const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -73,4 +77,56 @@ export async function startBenchPlatform(env: Record<string, string> = {}): Prom
       }
     },
   };
+}
+
+/** A JSON request of a benchmark's setup: `{status, body}`. */
+export async function json(
+  url: string,
+  method: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...options.headers,
+    },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+}
+
+/** An account and an ACTIVE_HEALTHY project on the bench platform. */
+export async function createBenchProject(
+  platform: BenchPlatform,
+): Promise<{ ref: string; token: string }> {
+  const { controlUrl } = platform;
+  const account = { email: `bench-${platform.id}@example.com`, password: 'benchmark password' };
+  await json(`${controlUrl}/v1/signup`, 'POST', { body: account });
+  const login = await json(`${controlUrl}/v1/login`, 'POST', { body: account });
+  const token = login.body.access_token as string;
+  const created = await json(`${controlUrl}/v1/projects`, 'POST', {
+    token,
+    body: { name: 'bench' },
+  });
+  const ref = created.body.id as string;
+  for (;;) {
+    const p = await json(`${controlUrl}/v1/projects/${ref}`, 'GET', { token });
+    if (p.body.status === 'ACTIVE_HEALTHY') return { ref, token };
+    if (p.body.status === 'INIT_FAILED') throw new Error(`${ref}: ${String(p.body.status_reason)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Runs one load in the child process bench/rest-load and returns its figures. */
+export function runLoad(spec: HttpLoad | PgLoad | Argon2Load): Promise<LoadResult> {
+  return promisify(execFile)(
+    process.execPath,
+    [join(__dirname, 'rest-load.js'), JSON.stringify(spec)],
+    {
+      maxBuffer: 1 << 20,
+    },
+  ).then(({ stdout }) => JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult);
 }

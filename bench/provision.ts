@@ -9,7 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { connectionUrl, quoteIdent, runMigrations, withClient } from '@baseplate/database';
-import { adminUrl, startBenchPlatform } from './platform';
+import { adminUrl, json, startBenchPlatform } from './platform';
 
 const count = Number(process.env.BENCH_PROJECTS ?? 20);
 
@@ -18,13 +18,6 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const fmt = (ms: number) => `${ms.toFixed(0).padStart(6)} ms`;
-
-async function json(url: string, init: RequestInit & { token?: string; body?: string } = {}) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  const res = await fetch(url, { ...init, headers });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
 
 async function measureBaselines(
   id: string,
@@ -58,28 +51,22 @@ async function main(): Promise<void> {
   const refs: string[] = [];
   try {
     const email = `bench-${platform.id}@example.com`;
-    await json(`${base}/v1/signup`, {
-      method: 'POST',
-      body: JSON.stringify({ email, password: 'benchmark password' }),
-    });
-    const login = await json(`${base}/v1/login`, {
-      method: 'POST',
-      body: JSON.stringify({ email, password: 'benchmark password' }),
-    });
+    const account = { email, password: 'benchmark password' };
+    await json(`${base}/v1/signup`, 'POST', { body: account });
+    const login = await json(`${base}/v1/login`, 'POST', { body: account });
     const token = login.body.access_token as string;
 
     const ours: number[] = [];
     for (let i = 0; i < count; i++) {
       const t = performance.now();
-      const created = await json(`${base}/v1/projects`, {
-        method: 'POST',
+      const created = await json(`${base}/v1/projects`, 'POST', {
         token,
-        body: JSON.stringify({ name: `bench ${i}` }),
+        body: { name: `bench ${i}` },
       });
       const ref = created.body.id as string;
       refs.push(ref);
       for (;;) {
-        const got = await json(`${base}/v1/projects/${ref}`, { token });
+        const got = await json(`${base}/v1/projects/${ref}`, 'GET', { token });
         if (got.body.status === 'ACTIVE_HEALTHY') break;
         if (got.body.status === 'INIT_FAILED')
           throw new Error(`${ref}: ${String(got.body.status_reason)}`);

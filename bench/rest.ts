@@ -11,10 +11,7 @@
  *   DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL,
  *   BENCH_CONNECTIONS (50), BENCH_DURATION_S (10), BENCH_POOL (10)
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import { Pool } from 'pg';
 import { authenticatorPassword } from '@baseplate/config';
@@ -34,35 +31,13 @@ import {
   type Target,
 } from '@baseplate/rest-engine';
 import { SecretBox } from '@baseplate/security';
-import { adminUrl, startBenchPlatform } from './platform';
+import { adminUrl, createBenchProject, json, runLoad, startBenchPlatform } from './platform';
 import type { HttpLoad, LoadResult, PgLoad } from './rest-load';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
 const poolSize = Number(process.env.BENCH_POOL ?? 10);
 const ROWS = 10_000;
-
-async function json(url: string, method: string, token?: string, body?: unknown) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(url, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-}
-
-function load(spec: HttpLoad | PgLoad): Promise<LoadResult> {
-  return promisify(execFile)(
-    process.execPath,
-    [join(__dirname, 'rest-load.js'), JSON.stringify(spec)],
-    {
-      maxBuffer: 1 << 20,
-    },
-  ).then(({ stdout }) => JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult);
-}
 
 interface Scenario {
   name: string;
@@ -84,26 +59,14 @@ async function main(): Promise<void> {
   let ref: string | undefined;
   const controlPool = new Pool({ connectionString: config.databaseUrl, max: 2 });
   try {
-    const email = `bench-${platform.id}@example.com`;
-    await json(`${controlUrl}/v1/signup`, 'POST', undefined, {
-      email,
-      password: 'benchmark password',
-    });
-    const login = await json(`${controlUrl}/v1/login`, 'POST', undefined, {
-      email,
-      password: 'benchmark password',
-    });
-    const token = login.body.access_token as string;
-    ref = (await json(`${controlUrl}/v1/projects`, 'POST', token, { name: 'bench' })).body
-      .id as string;
-    for (;;) {
-      const p = await json(`${controlUrl}/v1/projects/${ref}`, 'GET', token);
-      if (p.body.status === 'ACTIVE_HEALTHY') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const project = await createBenchProject(platform);
+    ref = project.ref;
+    const token = project.token;
     const owner = randomUUID();
-    const sql = await json(`${controlUrl}/v1/projects/${ref}/database/query`, 'POST', token, {
-      query: `
+    const sql = await json(`${controlUrl}/v1/projects/${ref}/database/query`, 'POST', {
+      token,
+      body: {
+        query: `
         CREATE TABLE bench_items (id serial PRIMARY KEY, owner uuid NOT NULL, name text NOT NULL, qty int NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
         CREATE INDEX bench_items_owner_qty ON bench_items (owner, qty);
         ALTER TABLE bench_items ENABLE ROW LEVEL SECURITY;
@@ -111,6 +74,7 @@ async function main(): Promise<void> {
         GRANT ALL ON bench_items TO authenticated; GRANT ALL ON SEQUENCE bench_items_id_seq TO authenticated;
         INSERT INTO bench_items (owner, name, qty) SELECT '${owner}', 'item ' || g, g % 100 FROM generate_series(1, ${ROWS}) g;
         ANALYZE bench_items;`,
+      },
     });
     if (sql.status >= 300) throw new Error(`fixture failed: ${JSON.stringify(sql.body)}`);
 
@@ -214,9 +178,9 @@ async function main(): Promise<void> {
         durationS,
       };
       // Warm-up: pools, schema cache, JIT.
-      await load({ ...http, durationS: 2 });
-      const rest = await load(http);
-      const base = await load(pg);
+      await runLoad({ ...http, durationS: 2 });
+      const rest = await runLoad(http);
+      const base = await runLoad(pg);
       lines.push(
         `${s.name}\n  ${fmtRow('REST', rest)}\n  ${fmtRow('raw pg', base)}\n  ratio REST/raw pg throughput: ${(rest.rps / base.rps).toFixed(2)}`,
       );
