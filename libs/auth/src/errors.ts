@@ -34,6 +34,8 @@ export const API_VERSION_HEADER = { name: 'x-supabase-api-version', value: '2024
 
 export const AuthErrors = {
   validation: (message: string) => new AuthError(400, 'validation_failed', message),
+  invalidEmail: () =>
+    new AuthError(400, 'validation_failed', 'Unable to validate email address: invalid format'),
   invalidCredentials: () => new AuthError(400, 'invalid_credentials', 'Invalid login credentials'),
   emailNotConfirmed: () => new AuthError(400, 'email_not_confirmed', 'Email not confirmed'),
   userAlreadyExists: () => new AuthError(422, 'user_already_exists', 'User already registered'),

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthErrors, AuthStore, checkPassword, normalizeEmail, toAuthUser } from '@baseplate/auth';
 import { hashPassword, randomSecret } from '@baseplate/security';
 import { ProjectCtx, ProjectDatabaseService, type ProjectRequestContext } from '../project-context';
-import { answer, bodyOf, isObject, queryOf } from './auth-http';
+import { answer, bodyOf, isObject, queryOf, requestOf } from './auth-http';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PER_PAGE_DEFAULT = 50;
@@ -39,7 +39,7 @@ export class AuthAdminController {
       const query = queryOf(req);
       const page = pageParam(query.page, 1, Number.MAX_SAFE_INTEGER);
       const perPage = pageParam(query.per_page, PER_PAGE_DEFAULT, PER_PAGE_MAX);
-      const { users, total } = await this.db.withAuthAdmin(ctx, request(req), ({ client }) =>
+      const { users, total } = await this.db.withAuthAdmin(ctx, requestOf(req), ({ client }) =>
         AuthStore.listUsers(client, page, perPage),
       );
       // GoTrue's paging headers: supabase-js reads the total and the next/last pages.
@@ -62,14 +62,14 @@ export class AuthAdminController {
       admin(ctx);
       const body = bodyOf(req);
       const email = normalizeEmail(body.email);
-      if (!email) throw AuthErrors.validation('Unable to validate email address: invalid format');
+      if (!email) throw AuthErrors.invalidEmail();
       // No password: the user signs in by a link later; nobody can guess this one.
       const password =
         body.password === undefined
           ? randomSecret(32)
           : checkPassword(body.password, ctx.context.auth.passwordMinLength);
       const passwordHash = await hashPassword(password);
-      const user = await this.db.withAuthAdmin(ctx, request(req), async ({ client }) => {
+      const user = await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
         const created = await AuthStore.createUser(client, {
           email,
           passwordHash,
@@ -92,7 +92,7 @@ export class AuthAdminController {
     return answer(reply, async () => {
       admin(ctx);
       const id = userId(req);
-      const user = await this.db.withAuthAdmin(ctx, request(req), ({ client }) =>
+      const user = await this.db.withAuthAdmin(ctx, requestOf(req), ({ client }) =>
         AuthStore.userById(client, id),
       );
       if (!user) throw AuthErrors.userNotFound();
@@ -112,14 +112,14 @@ export class AuthAdminController {
       const body = bodyOf(req);
       const email = body.email === undefined ? undefined : normalizeEmail(body.email);
       if (body.email !== undefined && !email) {
-        throw AuthErrors.validation('Unable to validate email address: invalid format');
+        throw AuthErrors.invalidEmail();
       }
       const passwordHash =
         body.password === undefined
           ? undefined
           : await hashPassword(checkPassword(body.password, ctx.context.auth.passwordMinLength));
       const bannedUntil = banUntil(body.ban_duration);
-      const user = await this.db.withAuthAdmin(ctx, request(req), ({ client }) =>
+      const user = await this.db.withAuthAdmin(ctx, requestOf(req), ({ client }) =>
         AuthStore.adminUpdateUser(client, id, {
           ...(email === undefined ? {} : { email }),
           ...(passwordHash === undefined ? {} : { passwordHash }),
@@ -143,7 +143,7 @@ export class AuthAdminController {
       admin(ctx);
       const id = userId(req);
       const soft = bodyOf(req).should_soft_delete === true;
-      await this.db.withAuthAdmin(ctx, request(req), ({ client }) =>
+      await this.db.withAuthAdmin(ctx, requestOf(req), ({ client }) =>
         AuthStore.deleteUser(client, id, soft),
       );
       return {};
@@ -161,8 +161,6 @@ function userId(req: FastifyRequest): string {
   if (!UUID.test(id)) throw AuthErrors.userNotFound();
   return id;
 }
-
-const request = (req: FastifyRequest) => ({ method: req.method, path: req.url.split('?', 1)[0]! });
 
 /** GoTrue's `ban_duration`: `none` lifts a ban; `24h`, `30m`, `90s` set one. */
 function banUntil(value: unknown): Date | null | undefined {

@@ -9,6 +9,12 @@ export const isObject = (v: unknown): v is Record<string, unknown> =>
 /** The JSON object body, or `{}` (an empty POST /logout arrives with a JSON content type). */
 export const bodyOf = (req: FastifyRequest): Body => (isObject(req.body) ? req.body : {});
 
+/** The method and path the auth service's transactions record in request.method / request.path. */
+export const requestOf = (req: FastifyRequest): { method: string; path: string } => ({
+  method: req.method,
+  path: req.url.split('?', 1)[0]!,
+});
+
 export const queryOf = (req: FastifyRequest): Record<string, unknown> =>
   (req.query ?? {}) as Record<string, unknown>;
 

@@ -14,7 +14,7 @@ import {
 } from '@baseplate/auth';
 import { dummyPasswordHash, hashPassword } from '@baseplate/security';
 import { ProjectCtx, ProjectDatabaseService, type ProjectRequestContext } from '../project-context';
-import { answer, type Body, bodyOf, isObject } from './auth-http';
+import { answer, type Body, bodyOf, isObject, requestOf } from './auth-http';
 import { AuthRateLimiter } from './rate-limiter';
 
 /**
@@ -42,7 +42,7 @@ export class AuthController {
       await this.limiter.hit(ctx.ref, 'signup', [`ip:${req.ip}`]);
       const body = bodyOf(req);
       const email = normalizeEmail(body.email);
-      if (!email) throw AuthErrors.validation('Unable to validate email address: invalid format');
+      if (!email) throw AuthErrors.invalidEmail();
       const password = checkPassword(body.password, ctx.context.auth.passwordMinLength);
       // `full_name` (short path form) lands in the user metadata.
       const data = {
@@ -51,7 +51,7 @@ export class AuthController {
       };
       const confirmed = ctx.context.auth.mailerAutoconfirm;
       const passwordHash = await hashPassword(password);
-      const result = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
+      const result = await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
         const user = await AuthStore.createUser(client, {
           email,
           passwordHash,
@@ -102,7 +102,7 @@ export class AuthController {
   ) {
     return answer(reply, async () => {
       const { userId, sessionId } = this.caller(ctx);
-      const user = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
+      const user = await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
         if (!(await AuthStore.sessionExists(client, sessionId, userId))) {
           throw AuthErrors.sessionNotFound();
         }
@@ -136,7 +136,7 @@ export class AuthController {
       if (body.data !== undefined && !isObject(body.data)) {
         throw AuthErrors.validation('data must be an object');
       }
-      const user = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
+      const user = await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
         if (!(await AuthStore.sessionExists(client, sessionId, userId))) {
           throw AuthErrors.sessionNotFound();
         }
@@ -164,7 +164,7 @@ export class AuthController {
       if (scope !== 'global' && scope !== 'local' && scope !== 'others') {
         throw AuthErrors.validation('scope must be global, local or others');
       }
-      await this.db.withAuthAdmin(ctx, this.request(req), ({ client }) =>
+      await this.db.withAuthAdmin(ctx, requestOf(req), ({ client }) =>
         AuthStore.endSessions(client, userId, sessionId, scope),
       );
       return undefined;
@@ -216,7 +216,7 @@ export class AuthController {
     ]);
     const password = typeof body.password === 'string' ? body.password : '';
     const found = email
-      ? await this.db.withAuthAdmin(ctx, this.request(req), ({ client }) =>
+      ? await this.db.withAuthAdmin(ctx, requestOf(req), ({ client }) =>
           AuthStore.userByEmail(client, email),
         )
       : undefined;
@@ -230,7 +230,7 @@ export class AuthController {
     if (found.banned_until && found.banned_until > new Date()) throw AuthErrors.userBanned();
     const { user, session } = await this.db.withAuthAdmin(
       ctx,
-      this.request(req),
+      requestOf(req),
       async ({ client }) => {
         const created = await AuthStore.createSession(client, found.id, this.meta(req));
         // A bcrypt hash (imported from Supabase) is replaced by argon2id on this sign-in.
@@ -251,7 +251,7 @@ export class AuthController {
       throw AuthErrors.validation('refresh_token is required');
     }
     const token = body.refresh_token;
-    const result = await this.db.withAuthAdmin(ctx, this.request(req), async ({ client }) => {
+    const result = await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
       const rotated = await AuthStore.rotateRefreshToken(client, token, { ip: req.ip });
       if ('reused' in rotated) return rotated;
       // A deleted user's tokens are dead: nothing to rotate into.
@@ -297,10 +297,6 @@ export class AuthController {
     }
     if (typeof sessionId !== 'string') throw AuthErrors.sessionNotFound();
     return { userId: sub, sessionId };
-  }
-
-  private request(req: FastifyRequest): { method: string; path: string } {
-    return { method: req.method, path: req.url.split('?', 1)[0]! };
   }
 
   private meta(req: FastifyRequest): { userAgent?: string; ip?: string } {

@@ -249,7 +249,7 @@ export class RestEngine {
       const statement = buildStatement(plan);
       const { rows } = await tx.client.query<MainRow>(statement.text, statement.values);
       const row = rows[0]!;
-      let total = row.total_result_set === null ? undefined : Number(row.total_result_set);
+      let total = totalOf(row);
       if (plan.action === 'read' && (plan.count === 'planned' || plan.count === 'estimated')) {
         const planned = await plannedCount(tx, plan);
         total =
@@ -305,8 +305,7 @@ export class RestEngine {
     const answer = (result: PipelinedResult): RestResponse | undefined => {
       if (result.schemaVersion !== cache.version) return undefined;
       const row = result.rows[0] as MainRow;
-      const total = row.total_result_set === null ? undefined : Number(row.total_result_set);
-      return render(plan, row, total, parsed, undefined);
+      return render(plan, row, totalOf(row), parsed, undefined);
     };
     try {
       if (readOnly) return call.pipeline && answer(await call.pipeline(options, statement));
@@ -397,6 +396,10 @@ async function plannedCount(
 
 // ---------------------------------------------------------------------------------------------
 // Render
+
+/** The counted total of a main statement's row (`Prefer: count`), if it counted. */
+const totalOf = (row: MainRow): number | undefined =>
+  row.total_result_set === null ? undefined : Number(row.total_result_set);
 
 function contentRange(lower: number, pageTotal: number, total: number | undefined): string {
   const totalText = total === undefined ? '*' : String(total);
