@@ -31,6 +31,7 @@ describe('isolation between accounts and projects', () => {
     ['DELETE', '/secrets', ['X']],
     ['GET', '/config/auth', undefined],
     ['PATCH', '/config/auth', { mailer_autoconfirm: true }],
+    ['GET', '/auth/emails', undefined],
     ['POST', '/database/query', { query: 'select 1' }],
   ];
 

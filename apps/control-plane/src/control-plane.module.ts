@@ -12,6 +12,8 @@ import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeysService } from './api-keys/api-keys.service';
 import { AuthConfigController } from './auth-config/auth-config.controller';
 import { AuthConfigService } from './auth-config/auth-config.service';
+import { AuthEmailsController } from './auth-emails/auth-emails.controller';
+import { AuthEmailsService } from './auth-emails/auth-emails.service';
 import { DatabaseQueryController } from './database-query/database-query.controller';
 import { ProjectSqlService } from './projects/project-sql.service';
 import { ProjectsController } from './projects/projects.controller';
@@ -39,6 +41,7 @@ export class ControlPlaneModule {
         ApiKeysController,
         SecretsController,
         AuthConfigController,
+        AuthEmailsController,
         RestConfigController,
         DatabaseQueryController,
       ],
@@ -54,6 +57,7 @@ export class ControlPlaneModule {
         ApiKeysService,
         SecretsService,
         AuthConfigService,
+        AuthEmailsService,
         RestConfigService,
       ],
     };

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@baseplate/config';
 import { ControlDbModule } from '@baseplate/control-db';
 import { LoggingModule } from '@baseplate/logging';
+import { EmailModule } from './email/email.module';
 import { ProvisioningModule } from './provisioning/provisioning.module';
 import { WorkerRedisModule } from './worker-redis';
 
@@ -18,6 +19,7 @@ export class WorkerModule {
         ControlDbModule,
         WorkerRedisModule,
         ProvisioningModule,
+        EmailModule,
       ],
     };
   }

@@ -38,6 +38,22 @@ export const AuthErrors = {
     new AuthError(400, 'validation_failed', 'Unable to validate email address: invalid format'),
   invalidCredentials: () => new AuthError(400, 'invalid_credentials', 'Invalid login credentials'),
   emailNotConfirmed: () => new AuthError(400, 'email_not_confirmed', 'Email not confirmed'),
+  emailExists: () =>
+    new AuthError(
+      422,
+      'email_exists',
+      'A user with this email address has already been registered',
+    ),
+  otpExpired: () => new AuthError(403, 'otp_expired', 'Token has expired or is invalid'),
+  otpDisabled: () => new AuthError(422, 'otp_disabled', 'Signups not allowed for otp'),
+  emailRateLimited: (retryAfterS: number) =>
+    new AuthError(
+      429,
+      'over_email_send_rate_limit',
+      `For security purposes, you can only request this after ${retryAfterS} seconds.`,
+      {},
+      { 'retry-after': String(retryAfterS) },
+    ),
   userAlreadyExists: () => new AuthError(422, 'user_already_exists', 'User already registered'),
   weakPassword: (reasons: string[], message: string) =>
     new AuthError(422, 'weak_password', message, { weak_password: { reasons } }),

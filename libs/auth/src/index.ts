@@ -4,3 +4,6 @@ export * from './tokens';
 export * from './users';
 export * from './store';
 export * from './password-hashes';
+export * from './one-time';
+export * from './redirects';
+export * from './emails';

@@ -9,7 +9,8 @@ type Queryable = Pick<PoolClient, 'query'>;
 export const REFRESH_REUSE_GRACE_S = 10;
 
 const USER_COLUMNS = `id, aud, role, email, phone, email_confirmed_at, last_sign_in_at,
-  raw_app_meta_data, raw_user_meta_data, is_anonymous, created_at, updated_at, banned_until`;
+  raw_app_meta_data, raw_user_meta_data, is_anonymous, created_at, updated_at, banned_until,
+  email_change, confirmation_sent_at, recovery_sent_at, email_change_sent_at, invited_at`;
 
 export interface UserWithPassword extends UserRow {
   encrypted_password: string | null;
@@ -37,18 +38,34 @@ export const AuthStore = {
     return rows[0];
   },
 
-  /** A new user; an email already registered is 422 `user_already_exists`. */
+  /**
+   * A new user (without a password when signed up by email code or invited); an email already
+   * registered is 422 `user_already_exists`.
+   */
   async createUser(
     db: Queryable,
-    input: { email: string; passwordHash: string; userMetadata: object; confirmed: boolean },
+    input: {
+      email: string;
+      passwordHash: string | null;
+      userMetadata: object;
+      confirmed: boolean;
+      invited?: boolean;
+    },
   ): Promise<UserRow> {
     const { rows } = await db.query<UserRow>(
       `INSERT INTO auth.users (email, encrypted_password, raw_user_meta_data, raw_app_meta_data,
-                               email_confirmed_at)
-       VALUES ($1, $2, $3, '{"provider": "email", "providers": ["email"]}', CASE WHEN $4 THEN now() END)
+                               email_confirmed_at, invited_at)
+       VALUES ($1, $2, $3, '{"provider": "email", "providers": ["email"]}',
+               CASE WHEN $4 THEN now() END, CASE WHEN $5 THEN now() END)
        ON CONFLICT DO NOTHING
        RETURNING ${USER_COLUMNS}`,
-      [input.email, input.passwordHash, JSON.stringify(input.userMetadata), input.confirmed],
+      [
+        input.email,
+        input.passwordHash,
+        JSON.stringify(input.userMetadata),
+        input.confirmed,
+        input.invited === true,
+      ],
     );
     if (!rows[0]) throw AuthErrors.userAlreadyExists();
     return rows[0];
@@ -73,6 +90,48 @@ export const AuthStore = {
         change.userMetadata === undefined ? null : JSON.stringify(change.userMetadata),
         change.signedIn === true,
       ],
+    );
+    if (!rows[0]) throw AuthErrors.userNotFound();
+    return rows[0];
+  },
+
+  /** Marks the address confirmed (a followed confirmation, invite, magic or recovery link). */
+  async confirmEmail(db: Queryable, id: string): Promise<UserRow> {
+    const { rows } = await db.query<UserRow>(
+      `UPDATE auth.users SET email_confirmed_at = coalesce(email_confirmed_at, now()),
+              updated_at = now()
+        WHERE id = $1 AND deleted_at IS NULL
+        RETURNING ${USER_COLUMNS}`,
+      [id],
+    );
+    if (!rows[0]) throw AuthErrors.userNotFound();
+    return rows[0];
+  },
+
+  /**
+   * An email change: `pending` records the new address until its link is followed; otherwise
+   * the address changes now (confirmed, as the link would have done). 422 `email_exists` when
+   * another user has it.
+   */
+  async changeEmail(
+    db: Queryable,
+    id: string,
+    email: string,
+    mode: 'pending' | 'now',
+  ): Promise<UserRow> {
+    const taken = await db.query('SELECT 1 FROM auth.users WHERE lower(email) = $1 AND id <> $2', [
+      email,
+      id,
+    ]);
+    if (taken.rows.length > 0) throw AuthErrors.emailExists();
+    const { rows } = await db.query<UserRow>(
+      mode === 'pending'
+        ? `UPDATE auth.users SET email_change = $2, updated_at = now()
+            WHERE id = $1 AND deleted_at IS NULL RETURNING ${USER_COLUMNS}`
+        : `UPDATE auth.users SET email = $2, email_change = NULL, updated_at = now(),
+                  email_confirmed_at = coalesce(email_confirmed_at, now())
+            WHERE id = $1 AND deleted_at IS NULL RETURNING ${USER_COLUMNS}`,
+      [id, email],
     );
     if (!rows[0]) throw AuthErrors.userNotFound();
     return rows[0];

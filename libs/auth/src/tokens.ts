@@ -13,6 +13,8 @@ export interface AccessTokenInput {
   expiresIn: number;
   /** Unix seconds; defaults to now. */
   issuedAt?: number;
+  /** How the session was authenticated (`amr`): password, otp, recovery, invite... */
+  method?: string;
 }
 
 export interface IssuedAccessToken {
@@ -33,7 +35,7 @@ export async function issueAccessToken(input: AccessTokenInput): Promise<IssuedA
     phone: user.phone ?? '',
     role: 'authenticated',
     aal: 'aal1',
-    amr: [{ method: 'password', timestamp: iat }],
+    amr: [{ method: input.method ?? 'password', timestamp: iat }],
     session_id: input.sessionId,
     is_anonymous: user.is_anonymous,
     app_metadata: user.app_metadata,

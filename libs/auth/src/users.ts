@@ -13,6 +13,12 @@ export interface UserRow {
   created_at: Date;
   updated_at: Date;
   banned_until?: Date | null;
+  /** The pending new address of an email change. */
+  email_change?: string | null;
+  confirmation_sent_at?: Date | null;
+  recovery_sent_at?: Date | null;
+  email_change_sent_at?: Date | null;
+  invited_at?: Date | null;
 }
 
 /** The user object of GoTrue's responses (wire reference §1.6). */
@@ -31,9 +37,20 @@ export interface AuthUser {
   created_at: string;
   updated_at: string;
   is_anonymous: boolean;
+  confirmation_sent_at?: string;
+  recovery_sent_at?: string;
+  email_change_sent_at?: string;
+  new_email?: string;
+  invited_at?: string;
 }
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+/** GoTrue omits the optional fields that are unset. */
+const optional = (
+  key: 'confirmation_sent_at' | 'recovery_sent_at' | 'email_change_sent_at' | 'invited_at',
+  d: Date | null | undefined,
+): Partial<AuthUser> => (d ? { [key]: d.toISOString() } : {});
 
 export function toAuthUser(row: UserRow): AuthUser {
   return {
@@ -51,6 +68,11 @@ export function toAuthUser(row: UserRow): AuthUser {
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     is_anonymous: row.is_anonymous,
+    ...optional('confirmation_sent_at', row.confirmation_sent_at),
+    ...optional('recovery_sent_at', row.recovery_sent_at),
+    ...optional('email_change_sent_at', row.email_change_sent_at),
+    ...(row.email_change ? { new_email: row.email_change } : {}),
+    ...optional('invited_at', row.invited_at),
   };
 }
 

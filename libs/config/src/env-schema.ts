@@ -229,9 +229,42 @@ export const ENV_SCHEMA = {
   authRateLimitPerMinute: spec({
     env: 'AUTH_RATE_LIMIT_PER_MINUTE',
     description:
-      'Sign-ups and sign-ins a client IP may make per minute and project (sign-ins also per email); over it: 429.',
+      'Sign-ups, sign-ins, refreshes, verifications and email requests a client IP may make per minute, project and kind (sign-ins also per email); over it: 429.',
     default: '60',
     parse: int(1, 1_000_000),
+  }),
+  authEmailIntervalS: spec({
+    env: 'AUTH_EMAIL_INTERVAL_S',
+    description:
+      'Seconds before an address may be sent another auth email (sign-up, recovery, magic link, resend); sooner: 429 over_email_send_rate_limit. 0 turns the check off.',
+    default: '60',
+    parse: int(0, 86400),
+  }),
+  smtpUrl: spec({
+    env: 'SMTP_URL',
+    description:
+      'Platform SMTP server for auth emails of projects without their own SMTP settings: smtp://user:pass@host:port (STARTTLS when offered) or smtps://... (TLS). Unset: such emails are captured, readable through GET /v1/projects/{ref}/auth/emails.',
+    sensitive: true,
+    optional: true,
+    parse: (raw) => {
+      const value = url('smtp', 'smtps')(raw);
+      return new URL(value).hostname ? value : fail('must name a host: smtp://user:pass@host:port');
+    },
+  }),
+  smtpFrom: spec({
+    env: 'SMTP_FROM',
+    description:
+      'Sender of auth emails sent through SMTP_URL, and of project SMTP mail without smtp_admin_email.',
+    default: 'Baseplate <noreply@localhost>',
+    parse: (raw) =>
+      // A line break would let the value add mail headers of its own.
+      /^[^\r\n]*@[^\r\n]*$/.test(raw) ? raw : fail('must be one address, e.g. Name <a@b.c>'),
+  }),
+  capturedEmailsKeep: spec({
+    env: 'CAPTURED_EMAILS_KEEP',
+    description: 'Captured auth emails kept per project; older ones are deleted.',
+    default: '200',
+    parse: int(1, 100000),
   }),
   projectContextTtlMs: spec({
     env: 'PROJECT_CONTEXT_TTL_MS',

@@ -29,6 +29,11 @@ describe('loadConfig', () => {
     ['PUBLIC_URL', 'not a url', /PUBLIC_URL must be a URL/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of/],
     ['PROJECT_TEMPLATE_DB', 'Bad-Name', /PROJECT_TEMPLATE_DB must be lowercase/],
+    ['SMTP_URL', 'http://mail.example.com', /SMTP_URL must use smtp:\/\/ or smtps:\/\//],
+    ['SMTP_URL', 'smtp:nohost', /SMTP_URL must name a host/],
+    ['SMTP_FROM', 'nobody', /SMTP_FROM must be one address/],
+    ['SMTP_FROM', 'a@b.c\r\nBcc: x@y.z', /SMTP_FROM must be one address/],
+    ['CAPTURED_EMAILS_KEEP', '0', /CAPTURED_EMAILS_KEEP must be between 1 and/],
   ])('rejects %s=%s', (name, value, message) => {
     let error: unknown;
     try {
@@ -52,12 +57,33 @@ describe('loadConfig', () => {
     expect(config.publicUrl).toBe('https://api.example.com');
   });
 
+  it('has no platform SMTP by default: auth emails are captured, 200 kept per project', () => {
+    const config = loadConfig(base);
+    expect(config.smtpUrl).toBeUndefined();
+    expect(config.smtpFrom).toBe('Baseplate <noreply@localhost>');
+    expect(config.capturedEmailsKeep).toBe(200);
+  });
+
+  it('accepts smtp:// and smtps:// URLs with credentials', () => {
+    for (const smtp of ['smtp://u:p@mail.example.com:587', 'smtps://u:p@mail.example.com']) {
+      expect(loadConfig({ ...base, SMTP_URL: smtp }).smtpUrl).toBe(smtp);
+    }
+  });
+
   it('masks sensitive values when described', () => {
-    const described = describeConfig(loadConfig({ ...base, AUTHENTICATOR_PASSWORD: 'hunter2' }));
+    const described = describeConfig(
+      loadConfig({
+        ...base,
+        AUTHENTICATOR_PASSWORD: 'hunter2',
+        SMTP_URL: 'smtp://mailer:smtp-secret@mail.example.com:587',
+      }),
+    );
     expect(described.DATABASE_URL).toBe('***');
     expect(described.MASTER_KEY).toBe('***');
     expect(described.AUTHENTICATOR_PASSWORD).toBe('***');
+    expect(described.SMTP_URL).toBe('***');
     expect(JSON.stringify(described)).not.toContain('hunter2');
+    expect(JSON.stringify(described)).not.toContain('smtp-secret');
     expect(described.CONTROL_PLANE_PORT).toBe('3000');
   });
 });

@@ -6,6 +6,7 @@ import { JobsOptions } from 'bullmq';
  */
 export const QUEUES = {
   provisioning: 'provisioning',
+  email: 'email',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -19,6 +20,27 @@ export interface ProvisioningPayloads {
 }
 export type ProvisioningJobName = keyof ProvisioningPayloads;
 
+/** What an auth email is about (the one-time token it carries). */
+export type EmailKind = 'signup' | 'invite' | 'recovery' | 'magiclink' | 'email_change';
+
+/** A rendered message; links in it carry one-time tokens, so it is never logged. */
+export interface EmailMessage {
+  kind: EmailKind;
+  to: string;
+  subject: string;
+  html: string;
+  text: string;
+}
+
+export interface EmailPayloads {
+  /**
+   * Sent with the project's SMTP settings, else the platform's SMTP_URL, else captured in the
+   * control database (`captured_emails`, read by GET /v1/projects/{ref}/auth/emails).
+   */
+  'send-email': { ref: string; message: EmailMessage };
+}
+export type EmailJobName = keyof EmailPayloads;
+
 /** Every job name, per queue. The worker refuses to start unless each has exactly one handler. */
 export const JOB_NAMES: Record<QueueName, readonly string[]> = {
   provisioning: [
@@ -27,6 +49,7 @@ export const JOB_NAMES: Record<QueueName, readonly string[]> = {
     'rotate-keys',
     'upgrade-projects',
   ] satisfies ProvisioningJobName[],
+  email: ['send-email'] satisfies EmailJobName[],
 };
 
 // BullMQ forbids ':' in custom ids, hence the dots.
@@ -48,6 +71,17 @@ export const defaultJobOptions = (policy: RetryPolicy): JobsOptions => ({
   backoff: { type: 'exponential', delay: policy.backoffMs },
   removeOnComplete: { age: 24 * 3600, count: 1000 },
   removeOnFail: { age: 7 * 24 * 3600 },
+});
+
+/**
+ * Email jobs carry live one-time links: a sent message leaves Redis at once, a failed one
+ * after a day (long past the links' expiry).
+ */
+export const emailJobOptions = (policy: RetryPolicy): JobsOptions => ({
+  attempts: policy.attempts,
+  backoff: { type: 'exponential', delay: policy.backoffMs },
+  removeOnComplete: true,
+  removeOnFail: { age: 24 * 3600 },
 });
 
 /** Progress of create-project, reported with job.updateProgress and mirrored on the project row. */

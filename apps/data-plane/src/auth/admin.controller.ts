@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthErrors, AuthStore, checkPassword, normalizeEmail, toAuthUser } from '@baseplate/auth';
 import { hashPassword, randomSecret } from '@baseplate/security';
 import { ProjectCtx, ProjectDatabaseService, type ProjectRequestContext } from '../project-context';
-import { answer, bodyOf, isObject, queryOf, requestOf } from './auth-http';
+import { admin, answer, bodyOf, isObject, queryOf, requestOf } from './auth-http';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PER_PAGE_DEFAULT = 50;
@@ -149,10 +149,6 @@ export class AuthAdminController {
       return {};
     });
   }
-}
-
-function admin(ctx: ProjectRequestContext): void {
-  if (ctx.role !== 'service_role') throw AuthErrors.notAdmin();
 }
 
 function userId(req: FastifyRequest): string {

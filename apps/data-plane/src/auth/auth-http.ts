@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { API_VERSION_HEADER, AuthError } from '@baseplate/auth';
+import { API_VERSION_HEADER, AuthError, AuthErrors } from '@baseplate/auth';
+import type { ProjectRequestContext } from '../project-context';
 
 export type Body = Record<string, unknown>;
 
@@ -14,6 +15,11 @@ export const requestOf = (req: FastifyRequest): { method: string; path: string }
   method: req.method,
   path: req.url.split('?', 1)[0]!,
 });
+
+/** Admin routes: the service key only; anything else is 403 `not_admin`. */
+export function admin(ctx: ProjectRequestContext): void {
+  if (ctx.role !== 'service_role') throw AuthErrors.notAdmin();
+}
 
 export const queryOf = (req: FastifyRequest): Record<string, unknown> =>
   (req.query ?? {}) as Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { All, Controller, Get, Post, Put, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -7,15 +8,15 @@ import {
   AuthStore,
   checkPassword,
   checkStoredPassword,
-  issueAccessToken,
   normalizeEmail,
   toAuthUser,
-  type UserRow,
 } from '@baseplate/auth';
 import { dummyPasswordHash, hashPassword } from '@baseplate/security';
 import { ProjectCtx, ProjectDatabaseService, type ProjectRequestContext } from '../project-context';
-import { answer, type Body, bodyOf, isObject, requestOf } from './auth-http';
+import { answer, type Body, bodyOf, isObject, queryOf, requestOf } from './auth-http';
+import { AuthMailer } from './mailer';
 import { AuthRateLimiter } from './rate-limiter';
+import { clientMeta, sessionResponse } from './sessions';
 
 /**
  * `/auth/v1` (and `/projects/<ref>/auth/v1`): GoTrue-compatible user auth per project.
@@ -29,6 +30,7 @@ export class AuthController {
   constructor(
     private readonly db: ProjectDatabaseService,
     private readonly limiter: AuthRateLimiter,
+    private readonly mailer: AuthMailer,
   ) {}
 
   // The spec's short paths (section 4.2) answer exactly as their /auth/v1 twins.
@@ -49,24 +51,50 @@ export class AuthController {
         ...(isObject(body.data) ? body.data : {}),
         ...(typeof body.full_name === 'string' ? { full_name: body.full_name } : {}),
       };
-      const confirmed = ctx.context.auth.mailerAutoconfirm;
+      const autoconfirm = ctx.context.auth.mailerAutoconfirm;
+      if (!autoconfirm) await this.limiter.emailOnce(ctx.ref, email);
+      const redirectTo = this.mailer.redirectFor(ctx, queryOf(req).redirect_to);
       const passwordHash = await hashPassword(password);
       const result = await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
-        const user = await AuthStore.createUser(client, {
+        if (!autoconfirm) {
+          const existing = await AuthStore.userByEmail(client, email);
+          // A registered address gets the answer a new one would (no email, no hint), as
+          // GoTrue does while confirmations are on; an unconfirmed one gets its link again.
+          if (existing?.email_confirmed_at) return { hidden: true as const };
+          if (existing) {
+            const user = await this.mailer.sendLink(ctx, client, {
+              userId: existing.id,
+              kind: 'signup',
+              to: email,
+              redirectTo,
+            });
+            return { user };
+          }
+        }
+        const created = await AuthStore.createUser(client, {
           email,
           passwordHash,
           userMetadata: data,
-          confirmed,
+          confirmed: autoconfirm,
         });
-        if (!confirmed) return { user };
-        const session = await AuthStore.createSession(client, user.id, this.meta(req));
-        const signedIn = await AuthStore.updateUser(client, user.id, { signedIn: true });
-        await AuthStore.audit(client, 'user_signedup', user.id, req.ip);
+        if (!autoconfirm) {
+          const user = await this.mailer.sendLink(ctx, client, {
+            userId: created.id,
+            kind: 'signup',
+            to: email,
+            redirectTo,
+          });
+          return { user };
+        }
+        const session = await AuthStore.createSession(client, created.id, clientMeta(req));
+        const signedIn = await AuthStore.updateUser(client, created.id, { signedIn: true });
+        await AuthStore.audit(client, 'user_signedup', created.id, req.ip);
         return { user: signedIn, session };
       });
+      if ('hidden' in result) return hiddenUser(email, data);
       // Confirmation required: the user, no tokens (supabase-js then reports session: null).
-      if (!result.session) return toAuthUser(result.user);
-      return this.sessionBody(ctx, result.user, result.session);
+      if (!('session' in result) || !result.session) return toAuthUser(result.user);
+      return sessionResponse(ctx, result.user, result.session);
     });
   }
 
@@ -122,12 +150,10 @@ export class AuthController {
     return answer(reply, async () => {
       const { userId, sessionId } = this.caller(ctx);
       const body = bodyOf(req);
+      let newEmail: string | undefined;
       if (body.email !== undefined) {
-        throw new AuthError(
-          422,
-          'feature_not_available',
-          'Changing the email is not available yet',
-        );
+        newEmail = normalizeEmail(body.email);
+        if (!newEmail) throw AuthErrors.invalidEmail();
       }
       const passwordHash =
         body.password === undefined
@@ -136,16 +162,37 @@ export class AuthController {
       if (body.data !== undefined && !isObject(body.data)) {
         throw AuthErrors.validation('data must be an object');
       }
+      const autoconfirm = ctx.context.auth.mailerAutoconfirm;
+      if (newEmail && !autoconfirm) await this.limiter.emailOnce(ctx.ref, newEmail);
+      const redirectTo = this.mailer.redirectFor(ctx, queryOf(req).redirect_to);
       const user = await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
         if (!(await AuthStore.sessionExists(client, sessionId, userId))) {
           throw AuthErrors.sessionNotFound();
         }
-        const updated = await AuthStore.updateUser(client, userId, {
+        let updated = await AuthStore.updateUser(client, userId, {
           ...(passwordHash === undefined ? {} : { passwordHash }),
           ...(isObject(body.data) ? { userMetadata: body.data } : {}),
         });
         if (passwordHash !== undefined)
           await AuthStore.audit(client, 'user_updated_password', userId, req.ip);
+        if (newEmail && newEmail !== updated.email) {
+          // With confirmations on, the new address must prove itself first (new_email until then).
+          updated = await AuthStore.changeEmail(
+            client,
+            userId,
+            newEmail,
+            autoconfirm ? 'now' : 'pending',
+          );
+          if (!autoconfirm) {
+            updated = await this.mailer.sendLink(ctx, client, {
+              userId,
+              kind: 'email_change',
+              to: newEmail,
+              redirectTo,
+            });
+          }
+          await AuthStore.audit(client, 'user_modified', userId, req.ip);
+        }
         return updated;
       });
       return toAuthUser(user);
@@ -232,7 +279,7 @@ export class AuthController {
       ctx,
       requestOf(req),
       async ({ client }) => {
-        const created = await AuthStore.createSession(client, found.id, this.meta(req));
+        const created = await AuthStore.createSession(client, found.id, clientMeta(req));
         // A bcrypt hash (imported from Supabase) is replaced by argon2id on this sign-in.
         const signedIn = await AuthStore.updateUser(client, found.id, {
           signedIn: true,
@@ -242,7 +289,7 @@ export class AuthController {
         return { user: signedIn, session: created };
       },
     );
-    return this.sessionBody(ctx, user, session);
+    return sessionResponse(ctx, user, session);
   }
 
   private async refreshGrant(ctx: ProjectRequestContext, req: FastifyRequest, body: Body) {
@@ -261,32 +308,7 @@ export class AuthController {
     // Reported only now: the session's revocation is committed.
     if ('reused' in result) throw AuthErrors.refreshTokenAlreadyUsed();
     const { user, session } = result;
-    return this.sessionBody(ctx, user, session);
-  }
-
-  private async sessionBody(
-    ctx: ProjectRequestContext,
-    row: UserRow,
-    session: { sessionId: string; refreshToken: string },
-  ) {
-    const user = toAuthUser(row);
-    const expiresIn = ctx.context.auth.jwtExp;
-    const access = await issueAccessToken({
-      secret: ctx.context.jwtSecret!,
-      ref: ctx.ref,
-      user,
-      sessionId: session.sessionId,
-      expiresIn,
-    });
-    // Tokens at the root with a non-zero expires_in, expires_at in seconds (traps T2).
-    return {
-      access_token: access.token,
-      token_type: 'bearer',
-      expires_in: expiresIn,
-      expires_at: access.expiresAt,
-      refresh_token: session.refreshToken,
-      user,
-    };
+    return sessionResponse(ctx, user, session);
   }
 
   /** The signed-in user behind a user token (the hook has verified it). */
@@ -298,9 +320,27 @@ export class AuthController {
     if (typeof sessionId !== 'string') throw AuthErrors.sessionNotFound();
     return { userId: sub, sessionId };
   }
+}
 
-  private meta(req: FastifyRequest): { userAgent?: string; ip?: string } {
-    const agent = req.headers['user-agent'];
-    return { ...(agent ? { userAgent: agent } : {}), ip: req.ip };
-  }
+/**
+ * What sign-up answers for an address that already has a confirmed account while
+ * confirmations are on: shaped like a new user, so the response does not reveal the account.
+ */
+function hiddenUser(email: string, data: Record<string, unknown>) {
+  const now = new Date();
+  return toAuthUser({
+    id: randomUUID(),
+    aud: 'authenticated',
+    role: 'authenticated',
+    email,
+    phone: null,
+    email_confirmed_at: null,
+    last_sign_in_at: null,
+    raw_app_meta_data: { provider: 'email', providers: ['email'] },
+    raw_user_meta_data: data,
+    is_anonymous: false,
+    created_at: now,
+    updated_at: now,
+    confirmation_sent_at: now,
+  });
 }

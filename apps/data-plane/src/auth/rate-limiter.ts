@@ -4,6 +4,7 @@ import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
 import { APP_CONFIG, AppConfig } from '@baseplate/config';
 import { AuthErrors } from '@baseplate/auth';
 import { createProducerRedis } from '@baseplate/jobs';
+import { sha256Hex } from '@baseplate/security';
 
 const WINDOW_S = 60;
 const REDIS_TIMEOUT_MS = 500;
@@ -45,6 +46,29 @@ export class AuthRateLimiter implements OnModuleDestroy {
       const ttl = Number(results[i * 3 + 2]?.[1]);
       if (count > limit) throw AuthErrors.rateLimited(ttl > 0 ? ttl : WINDOW_S);
     }
+  }
+
+  /**
+   * Called before an email goes to `email`: a second one within the interval is 429
+   * `over_email_send_rate_limit`. Counted per address whether or not it has an account, so
+   * the answer reveals nothing about which addresses are registered.
+   */
+  async emailOnce(ref: string, email: string): Promise<void> {
+    // GoTrue's SMTP max frequency: one email per address and project this often.
+    const interval = this.config.authEmailIntervalS;
+    if (interval <= 0) return;
+    const key = `${this.config.queuePrefix}:auth-mail:${ref}:${sha256Hex(email)}`;
+    let set: string | null;
+    let ttl: number;
+    try {
+      const results = await this.redis.multi().set(key, '1', 'EX', interval, 'NX').ttl(key).exec();
+      set = (results?.[0]?.[1] as string | null) ?? null;
+      ttl = Number(results?.[1]?.[1]);
+    } catch (err) {
+      this.logger.warn({ err, ref }, 'Email frequency not checked: Redis unavailable');
+      return;
+    }
+    if (set !== 'OK') throw AuthErrors.emailRateLimited(ttl > 0 ? ttl : interval);
   }
 
   async onModuleDestroy(): Promise<void> {

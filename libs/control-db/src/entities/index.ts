@@ -1,5 +1,6 @@
 import { AccessToken } from './access-token.entity';
 import { Account } from './account.entity';
+import { CapturedEmail } from './captured-email.entity';
 import { Project } from './project.entity';
 import { ProjectAuthConfig } from './project-auth-config.entity';
 import { ProjectRestConfig, REST_CONFIG_DEFAULTS } from './project-rest-config.entity';
@@ -7,6 +8,7 @@ import { ProjectRestConfig, REST_CONFIG_DEFAULTS } from './project-rest-config.e
 export {
   AccessToken,
   Account,
+  CapturedEmail,
   Project,
   ProjectAuthConfig,
   ProjectRestConfig,
@@ -19,4 +21,5 @@ export const CONTROL_ENTITIES = [
   Project,
   ProjectAuthConfig,
   ProjectRestConfig,
+  CapturedEmail,
 ];
