@@ -430,6 +430,17 @@ describe('auth email flows', () => {
     expect((await verify({ type: 'signup', token_hash: "' OR 1=1 --" })).body.code).toBe(
       'otp_expired',
     );
+    // A body that is not JSON: still GoTrue's error keys, which supabase-js reads.
+    const malformed = await fetch(`${f.platform.data}/projects/${f.project.ref}/auth/v1/verify`, {
+      method: 'POST',
+      headers: { apikey: f.project.anonKey, 'content-type': 'application/json' },
+      body: '{"type": "signup",',
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers.get('x-supabase-api-version')).toBe('2024-01-01');
+    const malformedBody = (await malformed.json()) as Record<string, unknown>;
+    expect(malformedBody.error_code).toBe(malformedBody.code);
+    expect(malformedBody.msg).toEqual(expect.any(String));
     const link = await fetch(
       `${f.platform.data}/projects/${f.project.ref}/auth/v1/verify?type=signup&redirect_to=${encodeURIComponent('javascript:alert(1)')}`,
       { redirect: 'manual' },

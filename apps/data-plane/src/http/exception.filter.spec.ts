@@ -55,6 +55,19 @@ describe('DataPlaneExceptionFilter', () => {
     });
   });
 
+  it("adds GoTrue's keys and API version header under /auth", () => {
+    const { filter, host, sent } = harness('/auth/v1/token?grant_type=password');
+    filter.catch(Errors.projectNotFound('abc'), host);
+    expect(sent.body).toEqual({
+      error: 'Not Found',
+      code: 'project_not_found',
+      error_code: 'project_not_found',
+      message: 'Project abc not found',
+      msg: 'Project abc not found',
+    });
+    expect(sent.headers['x-supabase-api-version']).toBe('2024-01-01');
+  });
+
   it('renders an unknown route as a 404', () => {
     const { filter, host, sent } = harness('/nope');
     filter.catch(new NotFoundException('Cannot GET /nope'), host);

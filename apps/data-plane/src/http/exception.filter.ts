@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
+import { API_VERSION_HEADER } from '@baseplate/auth';
 import { errorBody, normalizeError } from '@baseplate/errors';
 import { sentUrlOf } from '../project-context/project-path';
 
@@ -11,6 +12,7 @@ const pathOf = (url: string): string => url.split('?', 1)[0]!;
 // The URL after the `/projects/<ref>` rewrite: the service prefix is at its start.
 const rawPathOf = (raw: IncomingMessage): string => pathOf(raw.url ?? '/');
 const isRestPath = (path: string): boolean => path === '/rest/v1' || path.startsWith('/rest/v1/');
+const isAuthPath = (path: string): boolean => path === '/auth' || path.startsWith('/auth/');
 
 // Errors from Nest middleware arrive with the raw request; everything else with Fastify's.
 const rawOf = (request: FastifyRequest | IncomingMessage): IncomingMessage =>
@@ -44,10 +46,19 @@ export class DataPlaneExceptionFilter implements ExceptionFilter {
     if (!(response instanceof ServerResponse)) {
       void response.header('content-type', 'application/json; charset=utf-8');
     }
-    // Under /rest/v1 clients read PostgREST's four keys (code, details, hint, message).
-    const body = isRestPath(rawPathOf(raw))
-      ? { ...errorBody(error), details: null, hint: null }
-      : errorBody(error);
+    const rawPath = rawPathOf(raw);
+    let body: Record<string, unknown> = errorBody(error);
+    if (isRestPath(rawPath)) {
+      // Under /rest/v1 clients read PostgREST's four keys (code, details, hint, message).
+      body = { ...body, details: null, hint: null };
+    } else if (isAuthPath(rawPath)) {
+      // Under /auth, GoTrue's keys (a bad key, a malformed body): supabase-js reads `code`
+      // when the API version header is present, `error_code` and `msg` otherwise.
+      body = { ...body, error_code: error.code, msg: error.message };
+      if (!(response instanceof ServerResponse)) {
+        void response.header(API_VERSION_HEADER.name, API_VERSION_HEADER.value);
+      }
+    }
     adapter.reply(response, body, error.status);
   }
 }
