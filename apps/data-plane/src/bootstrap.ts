@@ -10,6 +10,7 @@ import { registerRawBodyParser } from './http/raw-body';
 import { ProjectAuthService } from './project-context/project-auth.service';
 import { rewriteRawUrl } from './project-context/project-path';
 import { installProjectResolution } from './project-context/project-resolution.hook';
+import { installUploadStreaming } from './storage/upload-body';
 
 export interface DataPlaneAppOptions {
   /** Extra modules mounted beside the features (tests mount probe routes this way). */
@@ -39,6 +40,7 @@ export async function createDataPlaneApp(
   const fastify = app.getHttpAdapter().getInstance();
   registerJsonBodyParser(fastify);
   registerRawBodyParser(fastify);
+  installUploadStreaming(fastify);
   installProjectResolution(fastify, app.get(ProjectAuthService));
   await app.listen({ port: config.dataPlanePort, host: config.host });
   return app;

@@ -8,6 +8,7 @@ import { DataPlaneExceptionFilter } from './http/exception.filter';
 import { ProjectContextModule } from './project-context/project-context.module';
 import { RestModule } from './rest/rest.module';
 import { AuthModule } from './auth/auth.module';
+import { StorageModule } from './storage/storage.module';
 
 @Module({})
 export class DataPlaneModule {
@@ -25,6 +26,7 @@ export class DataPlaneModule {
         ProjectContextModule,
         RestModule,
         AuthModule,
+        StorageModule,
         ...extraImports,
       ],
       providers: [{ provide: APP_FILTER, useClass: DataPlaneExceptionFilter }],

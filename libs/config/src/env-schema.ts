@@ -168,6 +168,56 @@ export const ENV_SCHEMA = {
     default: '.data/storage',
     parse: str,
   }),
+  storageDriver: spec({
+    env: 'STORAGE_DRIVER',
+    description: 'Where stored file bytes live: fs (under STORAGE_DIR) or s3 (STORAGE_S3_*).',
+    default: 'fs',
+    parse: oneOf('fs', 's3'),
+  }),
+  storageMaxUploadBytes: spec({
+    env: 'STORAGE_MAX_UPLOAD_BYTES',
+    description:
+      'Largest file one upload may carry, on top of each bucket file_size_limit; larger: 413.',
+    default: String(50 * 1024 * 1024),
+    parse: int(1),
+  }),
+  storageS3Bucket: spec({
+    env: 'STORAGE_S3_BUCKET',
+    description: 'S3 bucket holding every project file (s3 driver); keys are <ref>/<bucket>/...',
+    optional: true,
+    parse: str,
+  }),
+  storageS3Endpoint: spec({
+    env: 'STORAGE_S3_ENDPOINT',
+    description: 'S3-compatible endpoint URL (MinIO, R2, ...); unset: AWS for STORAGE_S3_REGION.',
+    optional: true,
+    parse: url('http', 'https'),
+  }),
+  storageS3Region: spec({
+    env: 'STORAGE_S3_REGION',
+    description: 'S3 region.',
+    default: 'us-east-1',
+    parse: str,
+  }),
+  storageS3AccessKeyId: spec({
+    env: 'STORAGE_S3_ACCESS_KEY_ID',
+    description: 'S3 access key id; unset: the AWS SDK default credential chain.',
+    optional: true,
+    parse: str,
+  }),
+  storageS3SecretAccessKey: spec({
+    env: 'STORAGE_S3_SECRET_ACCESS_KEY',
+    description: 'S3 secret access key.',
+    sensitive: true,
+    optional: true,
+    parse: str,
+  }),
+  storageS3ForcePathStyle: spec({
+    env: 'STORAGE_S3_FORCE_PATH_STYLE',
+    description: 'Path-style S3 URLs (needed by most S3-compatible servers).',
+    default: 'true',
+    parse: bool,
+  }),
   functionsDir: spec({
     env: 'FUNCTIONS_DIR',
     description: 'Directory for deployed function bundles, one folder per project.',

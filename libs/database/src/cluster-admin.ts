@@ -179,6 +179,9 @@ export async function finishProjectDatabase(
       ALTER SCHEMA public OWNER TO ${role};
       GRANT USAGE ON SCHEMA auth, storage, _platform TO ${role};
       GRANT SELECT, REFERENCES ON auth.users TO ${role};
+      -- Owner of the storage tables, so its SQL can write the policies that govern files.
+      ALTER TABLE storage.buckets OWNER TO ${role};
+      ALTER TABLE storage.objects OWNER TO ${role};
       ALTER DEFAULT PRIVILEGES FOR ROLE ${role} IN SCHEMA public GRANT ALL ON TABLES TO anon, authenticated, service_role;
       ALTER DEFAULT PRIVILEGES FOR ROLE ${role} IN SCHEMA public GRANT ALL ON SEQUENCES TO anon, authenticated, service_role;
       ALTER DEFAULT PRIVILEGES FOR ROLE ${role} IN SCHEMA public GRANT EXECUTE ON FUNCTIONS TO anon, authenticated, service_role;

@@ -26,8 +26,8 @@ export const withKeys = (apikey?: string, bearer?: string): RequestInit => ({
 
 /**
  * Auth passed: the request reached its feature. Under /rest/v1 the REST engine answers in
- * PostgREST's shape (these projects have no database, so with a 503 PGRST000); services not
- * built yet answer with the router's 404.
+ * PostgREST's shape (these projects have no database, so with a 503 PGRST000), storage with a
+ * 503 for the same reason; services not built yet answer with the router's 404.
  */
 export function expectPassedAuth(reply: Reply): void {
   // The auth service answered (GoTrue's shape): the key was accepted.
@@ -38,6 +38,11 @@ export function expectPassedAuth(reply: Reply): void {
   if (reply.body && typeof reply.body === 'object' && 'hint' in reply.body) {
     expect(reply.body).toMatchObject({ code: expect.stringMatching(/^(PGRST\d{3}|[0-9A-Z]{5})$/) });
     expect(reply.body).not.toMatchObject({ code: expect.stringMatching(/^PGRST3/) });
+    return;
+  }
+  // Storage (and auth) reached the project database, which these projects do not have.
+  if (reply.status === 503) {
+    expect(reply.body).toMatchObject({ code: 'service_unavailable' });
     return;
   }
   expect(reply.status).toBe(404);

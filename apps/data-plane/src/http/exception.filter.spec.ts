@@ -30,8 +30,18 @@ function harness(url = '/rest/v1/x') {
 }
 
 describe('DataPlaneExceptionFilter', () => {
+  it('adds the string statusCode storage-js reads under /storage/v1', () => {
+    const { filter, host, sent } = harness('/storage/v1/object/b/x');
+    filter.catch(Errors.projectNotFound('abc'), host);
+    expect(sent.body).toMatchObject({
+      statusCode: '404',
+      error: 'Not Found',
+      code: 'project_not_found',
+    });
+  });
+
   it('renders AppErrors as {error, code, message} JSON without logging them', () => {
-    const { filter, host, sent, logged } = harness('/storage/v1/x');
+    const { filter, host, sent, logged } = harness('/functions/v1/x');
     filter.catch(Errors.projectNotFound('abc'), host);
     expect(sent.status).toBe(404);
     expect(sent.body).toEqual({

@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
 import { API_VERSION_HEADER } from '@baseplate/auth';
-import { errorBody, normalizeError } from '@baseplate/errors';
+import { DatabaseConnectionError } from '@baseplate/database';
+import { Errors, errorBody, normalizeError } from '@baseplate/errors';
 import { sentUrlOf } from '../project-context/project-path';
 
 const pathOf = (url: string): string => url.split('?', 1)[0]!;
@@ -13,6 +14,7 @@ const pathOf = (url: string): string => url.split('?', 1)[0]!;
 const rawPathOf = (raw: IncomingMessage): string => pathOf(raw.url ?? '/');
 const isRestPath = (path: string): boolean => path === '/rest/v1' || path.startsWith('/rest/v1/');
 const isAuthPath = (path: string): boolean => path === '/auth' || path.startsWith('/auth/');
+const isStoragePath = (path: string): boolean => path.startsWith('/storage/v1/');
 
 // Errors from Nest middleware arrive with the raw request; everything else with Fastify's.
 const rawOf = (request: FastifyRequest | IncomingMessage): IncomingMessage =>
@@ -35,7 +37,14 @@ export class DataPlaneExceptionFilter implements ExceptionFilter {
     const raw = rawOf(http.getRequest<FastifyRequest | IncomingMessage>());
     const method = raw.method ?? 'GET';
     const path = pathOf(sentUrlOf(raw));
-    const error = normalizeError(exception, method, path);
+    // The project database could not be reached (auth, storage): the service, not the
+    // request, is at fault. The REST engine maps this itself (PGRST000 / PGRST003).
+    const error =
+      exception instanceof DatabaseConnectionError
+        ? exception.timedOut
+          ? Errors.timeout('Timed out waiting for a connection to the project database')
+          : Errors.unavailable('The project database is unreachable')
+        : normalizeError(exception, method, path);
     if (error.status >= 500) {
       this.logger.error({ err: error.cause ?? exception, method, path }, 'Request failed');
     }
@@ -51,6 +60,9 @@ export class DataPlaneExceptionFilter implements ExceptionFilter {
     if (isRestPath(rawPath)) {
       // Under /rest/v1 clients read PostgREST's four keys (code, details, hint, message).
       body = { ...body, details: null, hint: null };
+    } else if (isStoragePath(rawPath)) {
+      // storage-js reads `statusCode` (a string) beside `error` and `message`.
+      body = { statusCode: String(error.status), ...body };
     } else if (isAuthPath(rawPath)) {
       // Under /auth, GoTrue's keys (a bad key, a malformed body): supabase-js reads `code`
       // when the API version header is present, `error_code` and `msg` otherwise.
