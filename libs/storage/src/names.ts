@@ -24,24 +24,26 @@ export function validateBucketId(id: unknown): string {
 }
 
 /**
- * An object name (the path after the bucket), cleaned as supabase-js cleans it (no leading or
- * trailing slashes, no repeated slashes) and then checked: no `.` or `..` segment, no control
- * characters or backslashes, at most 1024 bytes. Names never reach the disk (bytes are stored
- * by version id), but they appear in listings, URLs and policies, so both rules hold anyway.
+ * An object name (the path after the bucket) exactly as sent: supabase-js removes leading,
+ * trailing and repeated slashes itself, so any of those here (an absolute path, an empty
+ * segment) is refused, as are `.` and `..` segments, control characters (NUL included),
+ * backslashes, and names over 1024 bytes. Names never reach the disk (bytes are stored by
+ * version id), but they appear in listings, URLs and policies, so the rules hold anyway.
  */
 export function validateObjectName(name: unknown): string {
-  if (typeof name !== 'string') throw StorageErrors.invalidKey('missing');
-  const cleaned = name.replace(/\/{2,}/g, '/').replace(/^\/+|\/+$/g, '');
-  if (cleaned === '') throw StorageErrors.invalidKey('empty');
-  if (Buffer.byteLength(cleaned, 'utf8') > MAX_NAME_BYTES)
-    throw StorageErrors.invalidKey('too long');
-  if (CONTROL.test(cleaned) || cleaned.includes('\\')) {
+  if (typeof name !== 'string' || name === '') throw StorageErrors.invalidKey('missing');
+  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) throw StorageErrors.invalidKey('too long');
+  if (CONTROL.test(name) || name.includes('\\')) {
     throw StorageErrors.invalidKey('control characters and backslashes are not allowed');
   }
-  if (cleaned.split('/').some((s) => s === '.' || s === '..')) {
+  const segments = name.split('/');
+  if (segments.some((s) => s === '')) {
+    throw StorageErrors.invalidKey('no leading, trailing or repeated slashes');
+  }
+  if (segments.some((s) => s === '.' || s === '..')) {
     throw StorageErrors.invalidKey('"." and ".." segments are not allowed');
   }
-  return cleaned;
+  return name;
 }
 
 /** A listing prefix: like a name, but may be empty and keeps no trailing slash. */

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { join, sep } from 'node:path';
+import { ListObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
+import { createS3Client } from '@baseplate/storage';
+import { startS3Server, type TestS3Server } from '../../support/s3';
 import { Readable } from 'node:stream';
 import { request } from '../../support/http';
 import { clientFor, type Client } from '../rest/compat/supabase-client';
@@ -34,18 +39,46 @@ function rawStatusAt(
  * listings, removal, move and copy, signed download and upload URLs, public URLs, info/exists,
  * and the spec's raw forms (multipart POST, GET list?prefix=, public GET, DELETE).
  */
-describe('storage with supabase-js', () => {
+describe.each(['fs', 's3'] as const)('storage with supabase-js (%s driver)', (driver) => {
   let f: RestFixture;
   let sb: Client;
+  let s3: TestS3Server | undefined;
+  let s3Client: S3Client | undefined;
+  /** Every stored blob of this project: files under STORAGE_DIR, or keys in the S3 bucket. */
+  const storedBlobs = async (): Promise<string[]> => {
+    if (s3Client && s3) {
+      const res = await s3Client.send(
+        new ListObjectsCommand({ Bucket: s3.bucket, Prefix: `${f.project.ref}/` }),
+      );
+      return (res.Contents ?? []).map((o) => o.Key!.slice(f.project.ref.length + 1));
+    }
+    const root = join(f.platform.config.storageDir, f.project.ref);
+    return existsSync(root)
+      ? (readdirSync(root, { recursive: true }) as string[])
+          .filter((p) => p.includes('/') || p.includes(sep))
+          .filter((p) => !statSync(join(root, p)).isDirectory())
+      : [];
+  };
+  const hex = (bucket: string) => Buffer.from(bucket).toString('hex');
   const storageUrl = () => `${f.platform.data}/projects/${f.project.ref}/storage/v1`;
   const rawStatus = (method: string, path: string, headers: Record<string, string>, body: string) =>
     rawStatusAt(storageUrl(), method, path, headers, body);
 
   beforeAll(async () => {
-    f = await bootRestFixture();
+    if (driver === 's3') {
+      s3 = await startS3Server();
+      f = await bootRestFixture('', s3.env);
+      s3Client = createS3Client(f.platform.config);
+    } else {
+      f = await bootRestFixture();
+    }
     sb = clientFor(f, 'service');
   });
-  afterAll(() => f?.platform.close());
+  afterAll(async () => {
+    await f?.platform.close();
+    s3Client?.destroy();
+    await s3?.close();
+  });
 
   it('creates, reads, lists, updates, empties and deletes buckets', async () => {
     const created = await sb.storage.createBucket('docs', {
@@ -229,6 +262,12 @@ describe('storage with supabase-js', () => {
     const otherObject = await fetch(signed.data!.signedUrl.replace('report.txt', 'other.txt'));
     expect(otherObject.status).toBe(400);
 
+    const shortLived = await bucket.createSignedUrl('report.txt', 1);
+    await new Promise((r) => setTimeout(r, 2100));
+    const expired = await fetch(shortLived.data!.signedUrl);
+    expect(expired.status).toBe(400);
+    expect(await expired.json()).toMatchObject({ error: 'InvalidJWT', message: 'jwt expired' });
+
     const many = await bucket.createSignedUrls(['report.txt', 'missing.txt'], 60);
     expect(many.data?.[0]).toMatchObject({ path: 'report.txt', error: null });
     expect(many.data?.[1]).toMatchObject({ path: 'missing.txt', signedUrl: null });
@@ -367,6 +406,11 @@ describe('storage with supabase-js', () => {
       const status = await rawStatus('POST', `/object/limited/${name}`, headers, 'x');
       expect([name, status]).toEqual([name, 400]);
     }
+    // Nothing but the one accepted file was stored (no temporary files, nothing elsewhere).
+    const blobs = await storedBlobs();
+    expect(blobs.filter((b) => b.startsWith(hex('limited')))).toHaveLength(1);
+    expect(blobs.some((b) => b.includes('tmp'))).toBe(false);
+
     const badBucket = await sb.storage.createBucket('../escape');
     expect(badBucket.error).toMatchObject({ statusCode: '400' });
   });
