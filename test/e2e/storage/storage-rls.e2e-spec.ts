@@ -94,6 +94,25 @@ describe('storage under Row Level Security', () => {
     const moved = await alicesView.move(path, `${aliceId}/stolen.txt`);
     expect(moved.error).toMatchObject({ statusCode: '404' });
 
+    // The /authenticated/ form follows the same policies.
+    const own = await fetch(`${base()}/storage/v1/object/authenticated/avatars/${bobId}/me.txt`, {
+      headers: {
+        apikey: f.project.anonKey,
+        authorization: `Bearer ${(await bob.auth.getSession()).data.session!.access_token}`,
+      },
+    });
+    expect([own.status, await own.text()]).toEqual([200, 'bob']);
+    const foreign = await fetch(
+      `${base()}/storage/v1/object/authenticated/avatars/${bobId}/me.txt`,
+      {
+        headers: {
+          apikey: f.project.anonKey,
+          authorization: `Bearer ${(await alice.auth.getSession()).data.session!.access_token}`,
+        },
+      },
+    );
+    expect(foreign.status).toBe(404);
+
     // Bob's file is untouched; he sees only his own.
     expect(await (await bob.storage.from('avatars').download(path)).data!.text()).toBe('bob');
     const bobsList = await bob.storage.from('avatars').list('');
