@@ -32,6 +32,15 @@ describe('isolation between accounts and projects', () => {
     ['GET', '/config/auth', undefined],
     ['PATCH', '/config/auth', { mailer_autoconfirm: true }],
     ['GET', '/auth/emails', undefined],
+    ['GET', '/functions', undefined],
+    ['POST', '/functions', { slug: 'x', name: 'x', body: 'module.exports = async () => 1' }],
+    ['GET', '/functions/x', undefined],
+    ['PATCH', '/functions/x', { name: 'y' }],
+    ['GET', '/functions/x/body', undefined],
+    ['GET', '/functions/x/logs', undefined],
+    ['DELETE', '/functions/x', undefined],
+    ['GET', '/config/functions', undefined],
+    ['PATCH', '/config/functions', { timeout_ms: 1000 }],
     ['POST', '/database/query', { query: 'select 1' }],
   ];
 

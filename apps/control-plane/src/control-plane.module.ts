@@ -15,6 +15,8 @@ import { AuthConfigService } from './auth-config/auth-config.service';
 import { AuthEmailsController } from './auth-emails/auth-emails.controller';
 import { AuthEmailsService } from './auth-emails/auth-emails.service';
 import { DatabaseQueryController } from './database-query/database-query.controller';
+import { FunctionsController } from './functions/functions.controller';
+import { FunctionsService } from './functions/functions.service';
 import { ProjectSqlService } from './projects/project-sql.service';
 import { ProjectsController } from './projects/projects.controller';
 import { ProjectsService } from './projects/projects.service';
@@ -44,6 +46,7 @@ export class ControlPlaneModule {
         AuthEmailsController,
         RestConfigController,
         DatabaseQueryController,
+        FunctionsController,
       ],
       providers: [
         AccountsService,
@@ -59,6 +62,7 @@ export class ControlPlaneModule {
         AuthConfigService,
         AuthEmailsService,
         RestConfigService,
+        FunctionsService,
       ],
     };
   }

@@ -12,6 +12,9 @@ import { rewriteRawUrl } from './project-context/project-path';
 import { installProjectResolution } from './project-context/project-resolution.hook';
 import { installUploadStreaming } from './storage/upload-body';
 
+/** Largest buffered request body (JSON, text); function payload limits stay under it. */
+export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
 export interface DataPlaneAppOptions {
   /** Extra modules mounted beside the features (tests mount probe routes this way). */
   imports?: ModuleMetadata['imports'];
@@ -26,7 +29,9 @@ export async function createDataPlaneApp(
   options: DataPlaneAppOptions = {},
 ): Promise<NestFastifyApplication> {
   // `/projects/<ref>/...` is stripped before routing, so features register each route once.
-  const adapter = new FastifyAdapter({ rewriteUrl: rewriteRawUrl });
+  // Bodies up to 16 MiB (function payloads are capped per project below that; uploads stream
+  // and are not counted here).
+  const adapter = new FastifyAdapter({ rewriteUrl: rewriteRawUrl, bodyLimit: BODY_LIMIT_BYTES });
   const app = await NestFactory.create<NestFastifyApplication>(
     DataPlaneModule.forRoot(config, options.imports),
     adapter,

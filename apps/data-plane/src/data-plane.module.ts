@@ -9,6 +9,7 @@ import { ProjectContextModule } from './project-context/project-context.module';
 import { RestModule } from './rest/rest.module';
 import { AuthModule } from './auth/auth.module';
 import { StorageModule } from './storage/storage.module';
+import { FunctionsModule } from './functions/functions.module';
 
 @Module({})
 export class DataPlaneModule {
@@ -27,6 +28,7 @@ export class DataPlaneModule {
         RestModule,
         AuthModule,
         StorageModule,
+        FunctionsModule,
         ...extraImports,
       ],
       providers: [{ provide: APP_FILTER, useClass: DataPlaneExceptionFilter }],

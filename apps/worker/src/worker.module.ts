@@ -3,6 +3,7 @@ import { AppConfig, ConfigModule } from '@baseplate/config';
 import { ControlDbModule } from '@baseplate/control-db';
 import { LoggingModule } from '@baseplate/logging';
 import { EmailModule } from './email/email.module';
+import { FunctionsModule } from './functions/functions.module';
 import { ProvisioningModule } from './provisioning/provisioning.module';
 import { WorkerRedisModule } from './worker-redis';
 
@@ -20,6 +21,7 @@ export class WorkerModule {
         WorkerRedisModule,
         ProvisioningModule,
         EmailModule,
+        FunctionsModule,
       ],
     };
   }

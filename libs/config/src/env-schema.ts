@@ -224,6 +224,51 @@ export const ENV_SCHEMA = {
     default: '.data/functions',
     parse: str,
   }),
+  functionsRuntime: spec({
+    env: 'FUNCTIONS_RUNTIME',
+    description:
+      'Edge function driver: process (warm child Node processes, the embedded default) or docker (one container per function version; needs a Docker engine).',
+    default: 'process',
+    parse: oneOf('process', 'docker'),
+  }),
+  functionsUid: spec({
+    env: 'FUNCTIONS_UID',
+    description:
+      'Unprivileged uid (and gid) function processes run as when the platform runs as root.',
+    default: '65534',
+    parse: int(1, 2 ** 31 - 1),
+  }),
+  functionsMaxWorkers: spec({
+    env: 'FUNCTIONS_MAX_WORKERS',
+    description: 'Warm processes one function may grow to under load (process driver).',
+    default: '2',
+    parse: int(1, 64),
+  }),
+  functionsIdleMs: spec({
+    env: 'FUNCTIONS_IDLE_MS',
+    description: 'A function worker idle this long is stopped; the next call starts one again.',
+    default: '300000',
+    parse: int(1000),
+  }),
+  functionsRecycleAfter: spec({
+    env: 'FUNCTIONS_RECYCLE_AFTER',
+    description: 'A function worker is replaced after this many invocations.',
+    default: '10000',
+    parse: int(1),
+  }),
+  functionsDockerImage: spec({
+    env: 'FUNCTIONS_DOCKER_IMAGE',
+    description: 'Image of function containers (docker driver): Node 20 with nothing else needed.',
+    default: 'node:20-slim',
+    parse: str,
+  }),
+  functionsDockerNetwork: spec({
+    env: 'FUNCTIONS_DOCKER_NETWORK',
+    description:
+      'Network of function containers (docker driver): a dedicated bridge in production; host or none in tests.',
+    default: 'bridge',
+    parse: str,
+  }),
   queuePrefix: spec({
     env: 'QUEUE_PREFIX',
     description: 'Prefix of every Redis key and channel Baseplate uses (queues, pub/sub).',

@@ -34,6 +34,22 @@ const AUTH_DEFAULTS: AuthSettings = {
   passwordMinLength: 6,
 };
 
+/** A project's function limits (project_function_configs). */
+export interface FunctionSettings {
+  timeoutMs: number;
+  memoryMb: number;
+  maxPayloadBytes: number;
+  maxConcurrency: number;
+}
+
+/** Column defaults of project_function_configs, for a project whose row is missing. */
+export const FUNCTION_DEFAULTS: FunctionSettings = {
+  timeoutMs: 10_000,
+  memoryMb: 128,
+  maxPayloadBytes: 6 * 1024 * 1024,
+  maxConcurrency: 10,
+};
+
 /** What the data plane needs to serve a project. Holds the decrypted JWT secret: never log it. */
 export interface ProjectContext {
   ref: string;
@@ -44,6 +60,11 @@ export interface ProjectContext {
   keysVersion: number;
   rest: RestSettings;
   auth: AuthSettings;
+  functions: {
+    limits: FunctionSettings;
+    /** The active version of each deployed function, by slug (the code is read when needed). */
+    deployed: Record<string, { id: string; version: number }>;
+  };
 }
 
 /** `'public, api,'` → `['public', 'api']`. */
@@ -80,13 +101,22 @@ export class ProjectContextReader {
       mailer_autoconfirm: boolean | null;
       jwt_exp: number | null;
       password_min_length: number | null;
+      timeout_ms: number | null;
+      memory_mb: number | null;
+      max_payload_bytes: number | null;
+      max_concurrency: number | null;
+      functions: Record<string, { id: string; version: number }> | null;
     }>(
       `SELECT p.ref, p.status, p.db_name, p.cluster, p.jwt_secret_enc, p.keys_version,
               r.db_schema, r.db_extra_search_path, r.max_rows,
-              a.site_url, a.uri_allow_list, a.mailer_autoconfirm, a.jwt_exp, a.password_min_length
+              a.site_url, a.uri_allow_list, a.mailer_autoconfirm, a.jwt_exp, a.password_min_length,
+              c.timeout_ms, c.memory_mb, c.max_payload_bytes, c.max_concurrency,
+              (SELECT json_object_agg(fn.slug, json_build_object('id', fn.id, 'version', fn.version))
+                 FROM functions fn WHERE fn.project_ref = p.ref) AS functions
          FROM projects p
          LEFT JOIN project_rest_configs r ON r.project_ref = p.ref
          LEFT JOIN project_auth_configs a ON a.project_ref = p.ref
+         LEFT JOIN project_function_configs c ON c.project_ref = p.ref
         WHERE p.ref = $1`,
       [ref],
     );
@@ -114,6 +144,15 @@ export class ProjectContextReader {
         mailerAutoconfirm: row.mailer_autoconfirm ?? AUTH_DEFAULTS.mailerAutoconfirm,
         jwtExp: row.jwt_exp ?? AUTH_DEFAULTS.jwtExp,
         passwordMinLength: row.password_min_length ?? AUTH_DEFAULTS.passwordMinLength,
+      },
+      functions: {
+        limits: {
+          timeoutMs: row.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs,
+          memoryMb: row.memory_mb ?? FUNCTION_DEFAULTS.memoryMb,
+          maxPayloadBytes: row.max_payload_bytes ?? FUNCTION_DEFAULTS.maxPayloadBytes,
+          maxConcurrency: row.max_concurrency ?? FUNCTION_DEFAULTS.maxConcurrency,
+        },
+        deployed: row.functions ?? {},
       },
     };
   }

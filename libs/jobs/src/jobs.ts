@@ -7,6 +7,7 @@ import { JobsOptions } from 'bullmq';
 export const QUEUES = {
   provisioning: 'provisioning',
   email: 'email',
+  functions: 'functions',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -41,6 +42,27 @@ export interface EmailPayloads {
 }
 export type EmailJobName = keyof EmailPayloads;
 
+export interface FunctionsPayloads {
+  /**
+   * Compiles `source` (esbuild), loads it in the runtime to find its handler, then stores it
+   * as version `expectedVersion + 1` (1 for a new function) unless another deploy got there
+   * first. Compile and load errors are the caller's: they complete the job with `ok: false`.
+   */
+  'deploy-function': {
+    ref: string;
+    slug: string;
+    name: string;
+    source: string;
+    /** The version the deploy replaces (0: a new function). */
+    expectedVersion: number;
+  };
+}
+export type FunctionsJobName = keyof FunctionsPayloads;
+
+export type DeployFunctionResult =
+  | { ok: true; id: string; version: number }
+  | { ok: false; reason: 'invalid' | 'conflict'; error: string };
+
 /** Every job name, per queue. The worker refuses to start unless each has exactly one handler. */
 export const JOB_NAMES: Record<QueueName, readonly string[]> = {
   provisioning: [
@@ -50,6 +72,7 @@ export const JOB_NAMES: Record<QueueName, readonly string[]> = {
     'upgrade-projects',
   ] satisfies ProvisioningJobName[],
   email: ['send-email'] satisfies EmailJobName[],
+  functions: ['deploy-function'] satisfies FunctionsJobName[],
 };
 
 // BullMQ forbids ':' in custom ids, hence the dots.
@@ -58,6 +81,9 @@ export const jobIds = {
   deleteProject: (ref: string) => `delete-project.${ref}`,
   rotateKeys: (ref: string, keysVersion: number) => `rotate-keys.${ref}.${keysVersion}`,
   upgradeProjects: (digest: string) => `upgrade-projects.${digest}`,
+  /** Same source, name and starting version: the same deploy (a retried request joins it). */
+  deployFunction: (ref: string, slug: string, expectedVersion: number, digest: string) =>
+    `deploy-function.${ref}.${slug}.${expectedVersion}.${digest}`,
 };
 
 export interface RetryPolicy {

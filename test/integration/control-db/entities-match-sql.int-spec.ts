@@ -35,6 +35,7 @@ describe('control-plane entities agree with the SQL migrations', () => {
     bigint: 'int8',
     boolean: 'bool',
     timestamptz: 'timestamptz',
+    jsonb: 'jsonb',
   };
 
   const entityColumns = () =>

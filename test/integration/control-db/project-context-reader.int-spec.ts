@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { AppConfig } from '@baseplate/config';
-import { ProjectContextReader } from '@baseplate/control-db';
+import { FUNCTION_DEFAULTS, ProjectContextReader } from '@baseplate/control-db';
 import { SecretBox } from '@baseplate/security';
 import { testConfig } from '@baseplate/testing';
 import { ProjectFactory, TestProject } from '../data-plane/project-factory';
@@ -48,6 +48,7 @@ describe('ProjectContextReader', () => {
         jwtExp: 3600,
         passwordMinLength: 6,
       },
+      functions: { limits: FUNCTION_DEFAULTS, deployed: {} },
     });
   });
 

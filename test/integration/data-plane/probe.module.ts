@@ -34,7 +34,7 @@ class ProbeController {
     return { role: ctx.role, claims: ctx.claims };
   }
 
-  @Post('functions/v1/:name')
+  @Post('functions/v1/:name/_probe')
   invoke(
     @ProjectCtx() ctx: ProjectRequestContext,
     @Param('name') name: string,

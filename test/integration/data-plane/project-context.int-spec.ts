@@ -66,12 +66,12 @@ describe('data plane: the project context handlers receive', () => {
       headers: { ...headers(undefined, project.serviceKey), 'content-type': 'application/json' },
       body,
     });
-    const formA = await call(`/functions/v1/${project.ref}/hello-world`, init('{"n":1}'));
+    const formA = await call(`/functions/v1/${project.ref}/hello-world/_probe`, init('{"n":1}'));
     expect(formA).toEqual({
       status: 201,
       body: { ref: project.ref, refSource: 'functions-path', name: 'hello-world', body: { n: 1 } },
     });
-    const formB = await call(`/projects/${project.ref}/functions/v1/hello-world`, init(''));
+    const formB = await call(`/projects/${project.ref}/functions/v1/hello-world/_probe`, init(''));
     expect(formB.body).toEqual({
       ref: project.ref,
       refSource: 'path',

@@ -6,6 +6,8 @@ import { Errors, isAppError } from '@baseplate/errors';
 import {
   createProducerRedis,
   defaultJobOptions,
+  type DeployFunctionResult,
+  type FunctionsPayloads,
   jobIds,
   ProvisioningJobName,
   ProvisioningPayloads,
@@ -91,8 +93,12 @@ export async function pollUntilFinished(
   }
 }
 
+/** Deploys are waited on by their request: read the job's state this often. */
+const DEPLOY_POLL_MS = 20;
+
 /**
- * The control plane's side of the provisioning queue: it adds jobs, the worker runs them.
+ * The control plane's side of the provisioning and functions queues: it adds jobs, the
+ * worker runs them.
  * Every call answers within REDIS_DEADLINE_MS: while Redis is away, a request gets a 503
  * instead of waiting for it (the app also boots and serves accounts without Redis).
  */
@@ -101,6 +107,7 @@ export class ProvisioningQueue implements OnModuleDestroy {
   private readonly logger = new Logger(ProvisioningQueue.name);
   private readonly redis: Redis;
   private readonly queue: Queue;
+  private readonly functionsQueue: Queue;
   /** Connections currently failing, so an outage is logged once, not per reconnect attempt. */
   private readonly down = new Set<string>();
 
@@ -111,6 +118,49 @@ export class ProvisioningQueue implements OnModuleDestroy {
       prefix: config.queuePrefix,
     });
     this.queue.on('error', this.outageReporter('producer', this.redis));
+    this.functionsQueue = new Queue(QUEUES.functions, {
+      connection: this.redis,
+      prefix: config.queuePrefix,
+    });
+    this.functionsQueue.on('error', () => undefined);
+  }
+
+  /**
+   * Runs a deploy on the worker and waits for its result (compile or load errors come back as
+   * `ok: false`); still running after `timeoutMs` is a 504, a job that failed a 500.
+   */
+  async deployFunction(
+    payload: FunctionsPayloads['deploy-function'],
+    digest: string,
+    timeoutMs: number,
+  ): Promise<DeployFunctionResult> {
+    const opts = defaultJobOptions({
+      attempts: this.config.jobAttempts,
+      backoffMs: this.config.jobBackoffMs,
+    });
+    const jobId = jobIds.deployFunction(payload.ref, payload.slug, payload.expectedVersion, digest);
+    const job = await this.withRedis(() =>
+      addOrRetry(this.functionsQueue, 'deploy-function', payload, { ...opts, jobId }),
+    );
+    let result: DeployFunctionResult | undefined;
+    await pollUntilFinished(
+      async () => {
+        const state = await this.withRedis(() => job.getState());
+        if (state !== 'completed' && state !== 'failed') return { state };
+        // The result (or reason) is recorded on the job in Redis, read after its state: a copy
+        // fetched before would not have it yet.
+        const fresh = await this.withRedis(() => this.functionsQueue.getJob(job.id!));
+        result = (fresh?.returnvalue ?? undefined) as DeployFunctionResult | undefined;
+        return {
+          state: state === 'completed' && !result ? 'unknown' : state,
+          failedReason: fresh?.failedReason,
+        };
+      },
+      timeoutMs,
+      'The deploy failed; try again',
+      DEPLOY_POLL_MS,
+    );
+    return result!;
   }
 
   createProject(ref: string): Promise<Job> {
@@ -198,7 +248,7 @@ export class ProvisioningQueue implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     // Closing talks to Redis; while it is away, shutdown must not wait for it.
     await withDeadline(
-      this.queue.close(),
+      Promise.all([this.queue.close(), this.functionsQueue.close()]),
       REDIS_DEADLINE_MS,
       () => new Error('Redis did not answer on close'),
     ).catch(() => undefined);

@@ -1,4 +1,4 @@
-import { ProjectContext, ProjectStatus } from '@baseplate/control-db';
+import { FUNCTION_DEFAULTS, ProjectContext, ProjectStatus } from '@baseplate/control-db';
 import { ProjectContextCache, ProjectContextSource } from './project-context.cache';
 
 const REF = 'aaaaaaaaaaaaaaaaaaaa';
@@ -18,6 +18,7 @@ const project = (status: ProjectStatus = 'ACTIVE_HEALTHY', keysVersion = 1): Pro
     jwtExp: 3600,
     passwordMinLength: 6,
   },
+  functions: { limits: FUNCTION_DEFAULTS, deployed: {} },
 });
 
 /** A source whose reads resolve when the test says so, counting them. */

@@ -32,6 +32,7 @@ export class ProjectContextCache {
   private readonly inactiveTtlMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
+  private readonly listeners: Array<(ref: string | null) => void> = [];
 
   constructor(
     private readonly source: ProjectContextSource,
@@ -67,11 +68,31 @@ export class ProjectContextCache {
   invalidate(ref: string): void {
     this.entries.delete(ref);
     this.loading.delete(ref);
+    this.notify(ref);
   }
 
   invalidateAll(): void {
     this.entries.clear();
     this.loading.clear();
+    this.notify(null);
+  }
+
+  /**
+   * Called after each invalidation (`null`: all projects), so what other services keep per
+   * project (function processes) can follow the project's new state.
+   */
+  onInvalidate(listener: (ref: string | null) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private notify(ref: string | null): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(ref);
+      } catch {
+        // A listener's failure must not stop the invalidation itself.
+      }
+    }
   }
 
   get size(): number {

@@ -44,7 +44,7 @@ const CONTROL_POOL_MAX = 5;
     ProjectDatabaseService,
     ProjectInvalidationListener,
   ],
-  exports: [ProjectAuthService, ProjectContextCache, ProjectDatabaseService],
+  exports: [ProjectAuthService, ProjectContextCache, ProjectDatabaseService, CONTROL_DB_POOL],
 })
 export class ProjectContextModule implements OnModuleDestroy {
   constructor(@Inject(CONTROL_DB_POOL) private readonly controlPool: Pool) {}

@@ -2,21 +2,19 @@ import {
   BeforeApplicationShutdown,
   Inject,
   Injectable,
-  Logger,
   OnApplicationBootstrap,
   OnModuleInit,
 } from '@nestjs/common';
 import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { APP_CONFIG, AppConfig } from '@baseplate/config';
-import { JOB_NAMES, ProvisioningPayloads, QUEUES } from '@baseplate/jobs';
+import { ProvisioningPayloads } from '@baseplate/jobs';
 import { errorMessage, ProjectProvisioner } from '../provisioning/project-provisioner.service';
 import { WorkerRedis } from '../worker-redis';
-import { jobDecorator, JobHandler, resolveHandlers } from './job-handlers';
+import { jobDecorator } from './job-handlers';
+import { QueueProcessor } from './queue-processor';
 
 const OnProvisioningJob = jobDecorator<ProvisioningPayloads>();
 
-/** A job killed mid-run this many times is failed instead of retried once more. */
-const MAX_STALLED_COUNT = 3;
 /**
  * Jobs are serialised per project (an advisory lock), so a few at once are safe, and one
  * slow upgrade-projects run does not hold every create-project behind it.
@@ -36,43 +34,23 @@ const isFinalFailure = (job: Job, error: Error): boolean =>
 /** The `provisioning` queue: one method per job; the rules live in ProjectProvisioner. */
 @Injectable()
 export class ProvisioningProcessor
+  extends QueueProcessor
   implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown
 {
-  private readonly logger = new Logger(ProvisioningProcessor.name);
-  private handlers = new Map<string, JobHandler>();
-  private worker?: Worker;
-
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly redis: WorkerRedis,
+    @Inject(APP_CONFIG) config: AppConfig,
+    redis: WorkerRedis,
     private readonly provisioner: ProjectProvisioner,
-  ) {}
-
-  /** Fails the boot before anything is consumed if a job name has no handler, or two. */
-  onModuleInit(): void {
-    this.handlers = resolveHandlers(QUEUES.provisioning, this, JOB_NAMES.provisioning);
+  ) {
+    super('provisioning', CONCURRENCY, config, redis);
   }
 
-  onApplicationBootstrap(): void {
-    this.worker = new Worker(QUEUES.provisioning, (job) => this.dispatch(job), {
-      connection: this.redis.client,
-      prefix: this.config.queuePrefix,
-      concurrency: CONCURRENCY,
-      lockDuration: this.config.jobLockMs,
-      stalledInterval: this.config.jobLockMs,
-      maxStalledCount: MAX_STALLED_COUNT,
-    });
+  protected override onWorker(worker: Worker): void {
     // Results are outcome words and counts, never secrets, so they are safe to log.
-    this.worker.on('completed', (job, result) =>
+    worker.on('completed', (job, result) =>
       this.logger.log(`${job.name} ${job.id}: ${JSON.stringify(result)}`),
     );
-    this.worker.on('failed', (job, error) => void this.onFailed(job, error));
-    this.worker.on('error', (error) => this.logger.error(`provisioning worker: ${error.message}`));
-  }
-
-  /** Lets running jobs finish (graceful stop) before the Redis connection closes. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.worker?.close();
+    worker.on('failed', (job, error) => void this.onFailed(job, error));
   }
 
   @OnProvisioningJob('create-project')
@@ -100,12 +78,6 @@ export class ProvisioningProcessor
   @OnProvisioningJob('upgrade-projects')
   upgradeProjects(job: Job<ProvisioningPayloads['upgrade-projects']>): Promise<unknown> {
     return this.provisioner.upgradeProjects(job.data.digest);
-  }
-
-  private async dispatch(job: Job): Promise<unknown> {
-    const handler = this.handlers.get(job.name);
-    if (!handler) throw new UnrecoverableError(`No handler for job "${job.name}"`);
-    return handler(job);
   }
 
   private async onFailed(job: Job | undefined, error: Error): Promise<void> {

@@ -1,6 +1,7 @@
 import { AccessToken } from './access-token.entity';
 import { Account } from './account.entity';
 import { CapturedEmail } from './captured-email.entity';
+import { EdgeFunction, FunctionInvocation, ProjectFunctionConfig } from './function.entity';
 import { Project } from './project.entity';
 import { ProjectAuthConfig } from './project-auth-config.entity';
 import { ProjectRestConfig, REST_CONFIG_DEFAULTS } from './project-rest-config.entity';
@@ -9,7 +10,10 @@ export {
   AccessToken,
   Account,
   CapturedEmail,
+  EdgeFunction,
+  FunctionInvocation,
   Project,
+  ProjectFunctionConfig,
   ProjectAuthConfig,
   ProjectRestConfig,
   REST_CONFIG_DEFAULTS,
@@ -22,4 +26,7 @@ export const CONTROL_ENTITIES = [
   ProjectAuthConfig,
   ProjectRestConfig,
   CapturedEmail,
+  EdgeFunction,
+  FunctionInvocation,
+  ProjectFunctionConfig,
 ];

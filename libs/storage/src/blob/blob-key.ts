@@ -46,3 +46,10 @@ export function keySegments(key: BlobKey): [string, string, string] {
   }
   return [key.ref, bucket, key.version];
 }
+
+/**
+ * The ETag of a stored version: its id as 32 hex digits, quoted. A strong validator, since a
+ * version's bytes never change (a new upload is a new version), and shaped like the MD5 ETags
+ * storage-api sends.
+ */
+export const versionEtag = (version: string): string => `"${version.replace(/-/g, '')}"`;

@@ -23,7 +23,7 @@ export interface PutOptions {
 
 export interface PutResult {
   size: number;
-  /** Quoted strong ETag: `"<md5 hex>"`. */
+  /** Quoted strong ETag: the version id as 32 hex digits (see versionEtag). */
   etag: string;
 }
 

@@ -4,7 +4,7 @@ import { copyFile, FileHandle, mkdir, open, rename, rm, unlink } from 'node:fs/p
 import { join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertRef, encodeBucket, keySegments } from './blob-key';
+import { assertRef, encodeBucket, keySegments, versionEtag } from './blob-key';
 import {
   BlobKey,
   BlobNotFoundError,
@@ -25,6 +25,9 @@ const DELETE_CONCURRENCY = 32;
 // Duck-typed, not `instanceof Error`: errors from node's fs come from another realm under jest.
 const isErrno = (e: unknown, code: string): boolean =>
   typeof e === 'object' && e !== null && (e as NodeJS.ErrnoException).code === code;
+
+/** Read size of downloads. */
+const READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Blobs as files: `<root>/<ref>/<hex bucket>/<version>`. Writes go to a `.tmp-<random>` file in
@@ -55,7 +58,7 @@ export class FsBlobStore implements BlobStore {
     } finally {
       metered.release();
     }
-    return { size: metered.stream.byteCount, etag: metered.stream.etag() };
+    return { size: metered.stream.byteCount, etag: versionEtag(key.version) };
   }
 
   async get(key: BlobKey, range?: ByteRange): Promise<GetResult> {
@@ -69,7 +72,11 @@ export class FsBlobStore implements BlobStore {
     try {
       // Size from the open handle, not the path: a concurrent delete cannot split the two.
       const { size } = await handle.stat();
-      const body = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+      // 1 MiB reads: large downloads need far fewer syscalls and socket writes than at 64 KiB.
+      const body = handle.createReadStream({
+        highWaterMark: READ_CHUNK_BYTES,
+        ...(range ? { start: range.start, end: range.end } : {}),
+      });
       return { body, size };
     } catch (e) {
       await handle.close();

@@ -5,7 +5,7 @@ import type { BlobStore } from './blob-store';
 import { FsBlobStore } from './fs-blob-store';
 import { S3BlobStore } from './s3-blob-store';
 
-export { InvalidBlobKeyError } from './blob-key';
+export { InvalidBlobKeyError, versionEtag } from './blob-key';
 export * from './blob-store';
 export * from './fs-blob-store';
 export * from './s3-blob-store';
@@ -13,7 +13,7 @@ export * from './s3-blob-store';
 /**
  * The S3 client for STORAGE_S3_*. Checksums only where S3 requires them: the SDK's default
  * (CRC32 on every request, aws-chunked trailers on streams) is refused by many S3-compatible
- * servers, and the blob layer computes its own MD5 anyway.
+ * servers, and object integrity is not the SDK's job here.
  */
 export function createS3Client(config: AppConfig): S3Client {
   const { storageS3AccessKeyId: accessKeyId, storageS3SecretAccessKey: secretAccessKey } = config;

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
-import { assertRef, encodeBucket, keySegments } from './blob-key';
+import { assertRef, encodeBucket, keySegments, versionEtag } from './blob-key';
 import {
   BlobKey,
   BlobNotFoundError,
@@ -83,7 +83,7 @@ export class S3BlobStore implements BlobStore {
     } finally {
       metered.release();
     }
-    return { size: metered.stream.byteCount, etag: metered.stream.etag() };
+    return { size: metered.stream.byteCount, etag: versionEtag(key.version) };
   }
 
   async get(key: BlobKey, range?: ByteRange): Promise<GetResult> {
