@@ -55,6 +55,23 @@ const OBJECT_COLUMNS =
 const BUCKET_SORT = new Set(['id', 'name', 'created_at', 'updated_at']);
 const OBJECT_SORT = new Set(['name', 'created_at', 'updated_at', 'last_accessed_at']);
 
+/** $1-$6 of an object row write: bucket, name, owner, metadata, version, user metadata. */
+const objectParams = (o: {
+  bucket: string;
+  name: string;
+  owner: string | null;
+  metadata: ObjectMetadata | null;
+  version: string;
+  userMetadata: Record<string, unknown> | null;
+}): unknown[] => [
+  o.bucket,
+  o.name,
+  o.owner,
+  JSON.stringify(o.metadata),
+  o.version,
+  o.userMetadata === null ? null : JSON.stringify(o.userMetadata),
+];
+
 /** `%`, `_` and `\` of a LIKE pattern taken literally. */
 const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -210,14 +227,7 @@ export const StorageStore = {
        VALUES ($1, $2, $3::uuid, $3::uuid::text, $4, $6, $5)
        ON CONFLICT (bucket_id, name) ${conflict}
        RETURNING ${OBJECT_COLUMNS}, (SELECT version FROM previous) AS replaced`,
-      [
-        o.bucket,
-        o.name,
-        o.owner,
-        JSON.stringify(o.metadata),
-        o.version,
-        o.userMetadata === null ? null : JSON.stringify(o.userMetadata),
-      ],
+      objectParams(o),
     );
     const row = rows[0];
     if (!row) throw StorageErrors.duplicate();
@@ -246,14 +256,7 @@ export const StorageStore = {
         RETURNING ${OBJECT_COLUMNS.split(', ')
           .map((c) => `o.${c}`)
           .join(', ')}, previous.replaced`,
-      [
-        o.bucket,
-        o.name,
-        o.owner,
-        JSON.stringify(o.metadata),
-        o.version,
-        o.userMetadata === null ? null : JSON.stringify(o.userMetadata),
-      ],
+      objectParams(o),
     );
     const row = rows[0];
     if (!row) throw StorageErrors.objectNotFound();
@@ -295,14 +298,11 @@ export const StorageStore = {
       `INSERT INTO storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version)
        VALUES ($1, $2, $3::uuid, $3::uuid::text, $4, $6, $5)
        ON CONFLICT (bucket_id, name) DO NOTHING RETURNING ${OBJECT_COLUMNS}`,
-      [
-        to.bucket,
-        to.name,
-        to.owner,
-        JSON.stringify(source.metadata),
-        to.version,
-        source.user_metadata === null ? null : JSON.stringify(source.user_metadata),
-      ],
+      objectParams({
+        ...to,
+        metadata: source.metadata,
+        userMetadata: source.user_metadata,
+      }),
     );
     if (!rows[0]) throw StorageErrors.duplicate();
     return rows[0];

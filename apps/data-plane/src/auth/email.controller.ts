@@ -21,7 +21,7 @@ import {
   type ProjectRequestContext,
   PublicProjectRoute,
 } from '../project-context';
-import { admin, answer, bodyOf, isObject, queryOf, requestOf } from './auth-http';
+import { admin, answer, type Body, bodyOf, isObject, queryOf, requestOf } from './auth-http';
 import { AuthMailer } from './mailer';
 import { AuthRateLimiter } from './rate-limiter';
 import { clientMeta, sessionResponse } from './sessions';
@@ -131,11 +131,7 @@ export class AuthEmailController {
     @Res() reply: FastifyReply,
   ) {
     return answer(reply, async () => {
-      await this.limiter.hit(ctx.ref, 'recover', [`ip:${req.ip}`]);
-      const email = normalizeEmail(bodyOf(req).email);
-      if (!email) throw AuthErrors.invalidEmail();
-      await this.limiter.emailOnce(ctx.ref, email);
-      const redirectTo = this.mailer.redirectFor(ctx, queryOf(req).redirect_to);
+      const { email, redirectTo } = await this.emailRequest(ctx, req, 'recover');
       await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
         const user = await AuthStore.userByEmail(client, email);
         if (!user) return;
@@ -158,35 +154,23 @@ export class AuthEmailController {
     @Res() reply: FastifyReply,
   ) {
     return answer(reply, async () => {
-      await this.limiter.hit(ctx.ref, 'resend', [`ip:${req.ip}`]);
-      const body = bodyOf(req);
-      if (body.type !== 'signup' && body.type !== 'email_change') {
-        throw AuthErrors.validation('Missing one of these types: signup, email_change');
-      }
-      const type = body.type;
-      const email = normalizeEmail(body.email);
-      if (!email) throw AuthErrors.invalidEmail();
-      await this.limiter.emailOnce(ctx.ref, email);
-      const redirectTo = this.mailer.redirectFor(ctx, queryOf(req).redirect_to);
+      const { body, email, redirectTo } = await this.emailRequest(ctx, req, 'resend', (b) => {
+        if (b.type !== 'signup' && b.type !== 'email_change') {
+          throw AuthErrors.validation('Missing one of these types: signup, email_change');
+        }
+      });
       await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
         const user = await AuthStore.userByEmail(client, email);
-        if (!user) return;
-        if (type === 'signup' && !user.email_confirmed_at) {
-          await this.mailer.sendLink(ctx, client, {
-            userId: user.id,
-            kind: 'signup',
-            to: email,
-            redirectTo,
-          });
-        }
-        if (type === 'email_change' && user.email_change) {
-          await this.mailer.sendLink(ctx, client, {
-            userId: user.id,
-            kind: 'email_change',
-            to: user.email_change,
-            redirectTo,
-          });
-        }
+        // A confirmation for an unconfirmed address; the change link to the pending address.
+        const to =
+          body.type === 'signup' ? user && !user.email_confirmed_at && email : user?.email_change;
+        if (!user || !to) return;
+        await this.mailer.sendLink(ctx, client, {
+          userId: user.id,
+          kind: body.type === 'signup' ? 'signup' : 'email_change',
+          to,
+          redirectTo,
+        });
       });
       return {};
     });
@@ -203,18 +187,14 @@ export class AuthEmailController {
     @Res() reply: FastifyReply,
   ) {
     return answer(reply, async () => {
-      await this.limiter.hit(ctx.ref, 'otp', [`ip:${req.ip}`]);
-      const body = bodyOf(req);
-      if (body.phone !== undefined) {
-        throw new AuthError(400, 'phone_provider_disabled', 'Unsupported phone provider');
-      }
-      const email = normalizeEmail(body.email);
-      if (!email) throw AuthErrors.invalidEmail();
-      if (body.data !== undefined && !isObject(body.data)) {
-        throw AuthErrors.validation('data must be an object');
-      }
-      await this.limiter.emailOnce(ctx.ref, email);
-      const redirectTo = this.mailer.redirectFor(ctx, queryOf(req).redirect_to);
+      const { body, email, redirectTo } = await this.emailRequest(ctx, req, 'otp', (b) => {
+        if (b.phone !== undefined) {
+          throw new AuthError(400, 'phone_provider_disabled', 'Unsupported phone provider');
+        }
+        if (b.data !== undefined && !isObject(b.data)) {
+          throw AuthErrors.validation('data must be an object');
+        }
+      });
       await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
         let user = await AuthStore.userByEmail(client, email);
         if (!user) {
@@ -354,6 +334,25 @@ export class AuthEmailController {
   }
 
   // ---------------------------------------------------------------------------------------
+
+  /**
+   * The start of every request that sends an email: the per-IP limit, the body's own checks,
+   * the address, the per-address interval, and where its link may lead.
+   */
+  private async emailRequest(
+    ctx: ProjectRequestContext,
+    req: FastifyRequest,
+    action: string,
+    check: (body: Body) => void = () => undefined,
+  ): Promise<{ body: Body; email: string; redirectTo: string }> {
+    await this.limiter.hit(ctx.ref, action, [`ip:${req.ip}`]);
+    const body = bodyOf(req);
+    check(body);
+    const email = normalizeEmail(body.email);
+    if (!email) throw AuthErrors.invalidEmail();
+    await this.limiter.emailOnce(ctx.ref, email);
+    return { body, email, redirectTo: this.mailer.redirectFor(ctx, queryOf(req).redirect_to) };
+  }
 
   /**
    * Uses up a link token or a code and signs the user in: the address is confirmed (or, for

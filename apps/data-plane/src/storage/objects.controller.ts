@@ -49,6 +49,20 @@ function attachment(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
+/** The source and target of a move or copy (`destinationBucket` defaults to the source's). */
+function transferOf(body: Record<string, unknown>) {
+  const from = {
+    bucket: validateBucketId(body.bucketId),
+    name: validateObjectName(body.sourceKey),
+  };
+  const to = {
+    bucket:
+      body.destinationBucket === undefined ? from.bucket : validateBucketId(body.destinationBucket),
+    name: validateObjectName(body.destinationKey),
+  };
+  return { from, to };
+}
+
 const bucketOf = (req: FastifyRequest): string =>
   validateBucketId((req.params as { bucket?: string }).bucket);
 
@@ -138,18 +152,7 @@ export class ObjectsController {
     @Res() reply: FastifyReply,
   ) {
     return answer(reply, async () => {
-      const body = bodyOf(req);
-      const from = {
-        bucket: validateBucketId(body.bucketId),
-        name: validateObjectName(body.sourceKey),
-      };
-      const to = {
-        bucket:
-          body.destinationBucket === undefined
-            ? from.bucket
-            : validateBucketId(body.destinationBucket),
-        name: validateObjectName(body.destinationKey),
-      };
+      const { from, to } = transferOf(bodyOf(req));
       let copied: string | null = null;
       let moved: ObjectRow;
       try {
@@ -181,18 +184,7 @@ export class ObjectsController {
     @Res() reply: FastifyReply,
   ) {
     return answer(reply, async () => {
-      const body = bodyOf(req);
-      const from = {
-        bucket: validateBucketId(body.bucketId),
-        name: validateObjectName(body.sourceKey),
-      };
-      const to = {
-        bucket:
-          body.destinationBucket === undefined
-            ? from.bucket
-            : validateBucketId(body.destinationBucket),
-        name: validateObjectName(body.destinationKey),
-      };
+      const { from, to } = transferOf(bodyOf(req));
       const version = randomUUID();
       let copied = false;
       try {
