@@ -3,7 +3,11 @@
  * the raw argon2id verify rate measured in the same run with the same concurrency (the hash
  * dominates a sign-in), and refresh-token throughput (`grant_type=refresh_token`, each token
  * used once) with p50/p99. Load generators run in a child process (bench/rest-load).
- *   DATABASE_URL / REDIS_URL optional; BENCH_CONNECTIONS (16), BENCH_DURATION_S (10)
+ * The three measurements alternate in rounds, so a neighbour's load on a shared machine hits
+ * both sides of the ratio alike; each round's figures are printed, then the totals and the
+ * spread between rounds.
+ *   DATABASE_URL / REDIS_URL optional; BENCH_CONNECTIONS (16), BENCH_DURATION_S (10),
+ *   BENCH_ROUNDS (3)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,18 +17,22 @@ import { hashToken } from '@baseplate/auth';
 import { connectionUrl, projectDbName, withClient } from '@baseplate/database';
 import { hashPassword } from '@baseplate/security';
 import { adminUrl, createBenchProject, json, runLoad, startBenchPlatform } from './platform';
-import type { HttpLoad, LoadResult } from './rest-load';
+import type { Argon2Load, HttpLoad, LoadResult } from './rest-load';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
-/** Refresh tokens made ahead: more than the run can use. */
-const TOKENS = 120_000;
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Refresh tokens made ahead: more than the run can use (6,000 a second). */
+const TOKENS = rounds * durationS * 6_000;
 const SESSIONS = 1_000;
 
 const fmt = (label: string, r: LoadResult) =>
   `${label.padEnd(26)} ${r.rps.toFixed(0).padStart(6)} /s   p50 ${r.p50.toFixed(1).padStart(7)} ms   p99 ${r.p99
     .toFixed(1)
     .padStart(7)} ms   (${r.requests} done, ${r.errors} errors)`;
+const range = (values: number[], digits: number) =>
+  `${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 async function main(): Promise<void> {
   const platform = await startBenchPlatform({ AUTH_RATE_LIMIT_PER_MINUTE: '1000000' });
@@ -74,8 +82,13 @@ async function main(): Promise<void> {
         );
       }
     });
-    const tokensFile = join(dir, 'tokens.txt');
-    writeFileSync(tokensFile, tokens.join('\n'));
+    // One file per round: each round's refreshes use tokens no earlier round has used.
+    const perRound = Math.floor(TOKENS / rounds);
+    const tokensFiles = Array.from({ length: rounds }, (_, i) => {
+      const file = join(dir, `tokens-${i + 1}.txt`);
+      writeFileSync(file, tokens.slice(i * perRound, (i + 1) * perRound).join('\n'));
+      return file;
+    });
 
     const headers = { apikey: anon, 'content-type': 'application/json' };
     const signIn: HttpLoad = {
@@ -90,28 +103,62 @@ async function main(): Promise<void> {
       durationS,
     };
     const hash = await hashPassword(user.password);
-    await runLoad({ ...signIn, durationS: 2 }); // warm-up
-    const signInResult = await runLoad(signIn);
-    const argonResult = await runLoad({
+    const argon2: Argon2Load = {
       mode: 'argon2',
       hash,
       password: user.password,
       connections,
       durationS,
-    });
-    const refresh = await runLoad({
+    };
+    const refresh: HttpLoad = {
       ...signIn,
       path: `/projects/${ref}/auth/v1/token?grant_type=refresh_token`,
       body: '{"refresh_token":"{token}"}',
-      tokensFile,
       connections: 50,
-    });
-    console.log(fmt('sign-in (password grant)', signInResult));
-    console.log(fmt('raw argon2id verify', argonResult));
-    console.log(`ratio sign-in / raw verify: ${(signInResult.rps / argonResult.rps).toFixed(2)}`);
-    console.log(fmt('refresh (rotation)', refresh));
+    };
+    await runLoad({ ...signIn, durationS: 2 }); // warm-up
+    const results: Array<{ signIn: LoadResult; argon2: LoadResult; refresh: LoadResult }> = [];
+    for (let round = 1; round <= rounds; round++) {
+      // Every other round the hash goes first: a drift in the machine's load evens out.
+      let signInResult: LoadResult;
+      let argonResult: LoadResult;
+      if (round % 2 === 1) {
+        signInResult = await runLoad(signIn);
+        argonResult = await runLoad(argon2);
+      } else {
+        argonResult = await runLoad(argon2);
+        signInResult = await runLoad(signIn);
+      }
+      const refreshResult = await runLoad({ ...refresh, tokensFile: tokensFiles[round - 1]! });
+      results.push({ signIn: signInResult, argon2: argonResult, refresh: refreshResult });
+      console.log(`round ${round}`);
+      console.log(fmt('  sign-in (password grant)', signInResult));
+      console.log(fmt('  raw argon2id verify', argonResult));
+      console.log(
+        `  ratio sign-in / raw verify: ${(signInResult.rps / argonResult.rps).toFixed(2)}`,
+      );
+      console.log(fmt('  refresh (rotation)', refreshResult));
+    }
+    const rates = (pick: (r: (typeof results)[number]) => LoadResult) =>
+      results.map((r) => pick(r).rps);
+    const signIns = rates((r) => r.signIn);
+    const verifies = rates((r) => r.argon2);
+    const ratio = signIns.reduce((a, b) => a + b) / verifies.reduce((a, b) => a + b);
+    const ratios = signIns.map((rps, i) => rps / verifies[i]!);
+    const refreshRates = rates((r) => r.refresh);
+    const p50s = results.map((r) => r.refresh.p50);
+    const p99s = results.map((r) => r.refresh.p99);
+    console.log(`\nover ${rounds} rounds`);
     console.log(
-      `\nbench/auth: ${connections} connections for sign-in and argon2 (50 for refresh), ${durationS} s per run, Node ${process.version}`,
+      `  sign-in / raw verify: ${ratio.toFixed(2)} (rounds ${range(ratios, 2)}); ` +
+        `sign-in ${range(signIns, 0)}/s, raw verify ${range(verifies, 0)}/s`,
+    );
+    console.log(
+      `  refresh: median ${median(refreshRates).toFixed(0)}/s (rounds ${range(refreshRates, 0)}), ` +
+        `p50 ${range(p50s, 0)} ms, p99 ${range(p99s, 0)} ms`,
+    );
+    console.log(
+      `\nbench/auth: ${connections} connections for sign-in and argon2 (50 for refresh), ${durationS} s per measurement, ${rounds} rounds, Node ${process.version}`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ export * from './passwords';
 export * from './tokens';
 export * from './users';
 export * from './store';
+export * from './statements';
 export * from './password-hashes';
 export * from './one-time';
 export * from './redirects';

@@ -1,33 +1,30 @@
 import type { PoolClient } from 'pg';
 import { AuthErrors } from './errors';
-import { hashToken, newRefreshToken } from './tokens';
+import {
+  AuthStatement,
+  AuthStatements,
+  runAuthStatement,
+  USER_COLUMNS,
+  type RotationResult,
+  type UserWithPassword,
+} from './statements';
+import { newRefreshToken } from './tokens';
 import type { UserRow } from './users';
 
 type Queryable = Pick<PoolClient, 'query'>;
-
-/** A refresh token presented again within this window answers with a new sibling (tabs). */
-export const REFRESH_REUSE_GRACE_S = 10;
-
-const USER_COLUMNS = `id, aud, role, email, phone, email_confirmed_at, last_sign_in_at,
-  raw_app_meta_data, raw_user_meta_data, is_anonymous, created_at, updated_at, banned_until,
-  email_change, confirmation_sent_at, recovery_sent_at, email_change_sent_at, invited_at`;
-
-export interface UserWithPassword extends UserRow {
-  encrypted_password: string | null;
-}
 
 /**
  * SQL of the auth service over one project database. Every function runs inside the caller's
  * transaction, as `auth_admin`; every value is a parameter.
  */
 export const AuthStore = {
-  async userByEmail(db: Queryable, email: string): Promise<UserWithPassword | undefined> {
-    const { rows } = await db.query<UserWithPassword>(
-      `SELECT ${USER_COLUMNS}, encrypted_password FROM auth.users
-        WHERE lower(email) = $1 AND deleted_at IS NULL`,
-      [email],
-    );
-    return rows[0];
+  /** Runs one of AuthStatements (sign-in, rotation) in the caller's transaction. */
+  run<T>(db: Queryable, statement: AuthStatement<T>): Promise<T> {
+    return runAuthStatement(db, statement);
+  },
+
+  userByEmail(db: Queryable, email: string): Promise<UserWithPassword | undefined> {
+    return runAuthStatement(db, AuthStatements.userByEmail(email));
   },
 
   async userById(db: Queryable, id: string): Promise<UserRow | undefined> {
@@ -160,67 +157,13 @@ export const AuthStore = {
     return rows.length > 0;
   },
 
-  /**
-   * Rotation: a live token is revoked and replaced by a child. A revoked one is accepted
-   * again only within the grace window (answering with a new sibling); after it, its whole
-   * session is revoked, as GoTrue does against token theft: that answer is `reused`, not an
-   * exception, so the caller can commit the revocation before reporting
-   * `refresh_token_already_used`.
-   */
-  async rotateRefreshToken(
+  /** See AuthStatements.rotateRefreshToken. */
+  rotateRefreshToken(
     db: Queryable,
     token: string,
     audit?: { ip?: string },
-  ): Promise<
-    { userId: string; sessionId: string; refreshToken: string; user?: UserRow } | { reused: true }
-  > {
-    const hash = hashToken(token);
-    const child = newRefreshToken();
-    // One statement (the hot path of every open tab): lock the token, then either revoke it,
-    // touch its session, insert the child and log it, or (reused after the grace window)
-    // end its session. All parts see one snapshot; their targets never overlap.
-    const { rows } = await db.query<
-      { session_id: string; user_id: string; reused: boolean } & Partial<UserRow>
-    >(
-      `WITH old AS (
-         SELECT session_id, user_id, revoked,
-                updated_at > now() - make_interval(secs => $2) AS in_grace
-           FROM auth.refresh_tokens WHERE token_hash = $1 FOR UPDATE
-       ), ok AS (
-         SELECT * FROM old WHERE NOT revoked OR in_grace
-       ), revoke AS (
-         UPDATE auth.refresh_tokens SET revoked = true, updated_at = now()
-          WHERE token_hash = $1 AND EXISTS (SELECT 1 FROM old WHERE NOT revoked)
-       ), touch AS (
-         UPDATE auth.sessions SET updated_at = now() WHERE id = (SELECT session_id FROM ok)
-       ), child AS (
-         INSERT INTO auth.refresh_tokens (token_hash, session_id, user_id, parent_hash)
-         SELECT $3, session_id, user_id, $1 FROM ok
-       ), logged AS (
-         INSERT INTO auth.audit_log_entries (payload, ip_address)
-         SELECT jsonb_build_object('action', 'token_refreshed', 'actor_id', user_id), $4
-           FROM ok WHERE $5
-       ), ended AS (
-         DELETE FROM auth.sessions
-          WHERE id = (SELECT session_id FROM old WHERE revoked AND NOT in_grace)
-       )
-       SELECT old.session_id, old.user_id, (old.revoked AND NOT old.in_grace) AS reused,
-              ${USER_COLUMNS.split(',')
-                .map((c) => `u.${c.trim()}`)
-                .join(', ')}
-         FROM old LEFT JOIN auth.users u ON u.id = old.user_id AND u.deleted_at IS NULL`,
-      [hash, REFRESH_REUSE_GRACE_S, child.hash, audit?.ip ?? null, audit !== undefined],
-    );
-    const row = rows[0];
-    if (!row) throw AuthErrors.refreshTokenNotFound();
-    if (row.reused) return { reused: true };
-    const { session_id: sessionId, user_id: userId, reused: _reused, ...user } = row;
-    return {
-      userId,
-      sessionId,
-      refreshToken: child.token,
-      ...(user.id ? { user: user as UserRow } : {}),
-    };
+  ): Promise<RotationResult> {
+    return runAuthStatement(db, AuthStatements.rotateRefreshToken(token, audit));
   },
 
   /** `/logout?scope=`: this session, every session of the user, or every other one. */

@@ -1,19 +1,27 @@
-import type { PoolClient } from 'pg';
+import { types, type PoolClient } from 'pg';
 import { serialize } from 'pg-protocol';
 // pg's own value serialisation (dates, buffers, arrays, objects), as client.query uses.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { prepareValue } = require('pg/lib/utils') as { prepareValue: (v: unknown) => unknown };
 
-/** One statement of a pipeline; rows come back as text, keyed by column name. */
+/** One statement of a pipeline; rows come back keyed by column name. */
 export interface PipelineStatement {
   text: string;
   values: unknown[];
+  /**
+   * Rows parsed by pg's type parsers (Dates, booleans, JSON...), as client.query returns
+   * them; otherwise every value is PostgreSQL's text.
+   */
+  parse?: boolean;
 }
 
 export type TextRow = Record<string, string | null>;
+/** A row of a pipeline: a TextRow unless its statement asked for `parse`. */
+export type PipelineRow = Record<string, unknown>;
 
 interface Field {
   name: string;
+  dataTypeID: number;
 }
 
 /** The slice of pg's Connection a submittable drives (pg 8). */
@@ -56,8 +64,9 @@ function preparedOf(connection: Connection): PreparedStatements {
  * and an error rolls all of it back; the first error is reported and the rest skipped.
  */
 class PipelineQuery {
-  private readonly results: TextRow[][];
+  private readonly results: PipelineRow[][];
   private fields: Field[] = [];
+  private parsers: Array<(text: string) => unknown> | undefined;
   private index = 0;
   private state: PreparedStatements | undefined;
   /** Statements this batch parses under a new name: kept on success only. */
@@ -65,7 +74,7 @@ class PipelineQuery {
 
   constructor(
     private readonly statements: PipelineStatement[],
-    private readonly done: (error: unknown, results?: TextRow[][]) => void,
+    private readonly done: (error: unknown, results?: PipelineRow[][]) => void,
     /** Schema version the statements were built for (undefined: prepare nothing). */
     private readonly generation: number | undefined,
   ) {
@@ -133,12 +142,17 @@ class PipelineQuery {
 
   handleRowDescription(msg: { fields: Field[] }): void {
     this.fields = msg.fields;
+    this.parsers = this.statements[this.index]?.parse
+      ? msg.fields.map((f) => types.getTypeParser(f.dataTypeID, 'text'))
+      : undefined;
   }
 
   handleDataRow(msg: { fields: Array<string | null> }): void {
-    const row: TextRow = {};
+    const row: PipelineRow = {};
+    const parsers = this.parsers;
     this.fields.forEach((f, i) => {
-      row[f.name] = msg.fields[i] ?? null;
+      const value = msg.fields[i] ?? null;
+      row[f.name] = parsers && value !== null ? parsers[i]!(value) : value;
     });
     this.results[this.index]?.push(row);
   }
@@ -146,6 +160,7 @@ class PipelineQuery {
   handleCommandComplete(): void {
     this.index++;
     this.fields = [];
+    this.parsers = undefined;
   }
 
   handleEmptyQuery(): void {
@@ -183,7 +198,7 @@ export class PipelineError extends Error {
   override name = 'PipelineError';
   constructor(
     readonly error: unknown,
-    readonly partial: TextRow[][],
+    readonly partial: PipelineRow[][],
   ) {
     super(error instanceof Error ? error.message : 'Pipeline failed');
   }
@@ -204,7 +219,7 @@ export function runPipeline(
   client: PoolClient,
   statements: PipelineStatement[],
   generation?: number,
-): Promise<TextRow[][]> {
+): Promise<PipelineRow[][]> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const query = new PipelineQuery(

@@ -1,5 +1,5 @@
 import { Pool, PoolClient } from 'pg';
-import { PipelineError, runPipeline, type TextRow } from './pipeline';
+import { PipelineError, runPipeline, type PipelineRow, type TextRow } from './pipeline';
 
 export interface RequestSettings {
   /** Database role picked by the token's `role` claim (anon, authenticated, service_role). */
@@ -165,9 +165,9 @@ export class PipelinedStatementError extends Error {
   }
 }
 
-/** The error of a request pipeline whose second statement is the settings one. */
-function statementError(e: PipelineError): PipelinedStatementError {
-  const version = e.partial[1]?.[0]?.schema_version;
+/** The error of a request pipeline whose statement `settingsAt` is the settings one. */
+function statementError(e: PipelineError, settingsAt = 1): PipelinedStatementError {
+  const version = e.partial[settingsAt]?.[0]?.schema_version;
   return new PipelinedStatementError(e.error, version == null ? undefined : Number(version));
 }
 
@@ -196,7 +196,7 @@ export async function pipelinedRead(
       [{ text: READ_ONLY_SQL, values: [] }, requestSettingsQuery(settings), statement],
       generation,
     );
-    return { schemaVersion: Number(set![0]!.schema_version), rows: rows! };
+    return { schemaVersion: Number(set![0]!.schema_version), rows: rows as TextRow[] };
   } catch (e) {
     if (e instanceof PipelineError && e.fromServer) {
       throw statementError(e);
@@ -234,7 +234,7 @@ export async function pipelinedTransaction<T>(
       broken = true;
     });
   try {
-    let results: TextRow[][];
+    let results: PipelineRow[][];
     try {
       results = await runPipeline(
         client,
@@ -254,7 +254,7 @@ export async function pipelinedTransaction<T>(
     try {
       outcome = finish({
         schemaVersion: Number(results[1]![0]!.schema_version),
-        rows: results[2]!,
+        rows: results[2] as TextRow[],
       });
     } catch (e) {
       await rollback();
@@ -275,6 +275,46 @@ export async function pipelinedTransaction<T>(
       throw e;
     }
     return outcome.value;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** What a pipelined statement returns: the schema version its settings read, and the rows. */
+export interface PipelinedStatementResult {
+  schemaVersion: number;
+  /** Parsed as client.query parses them (Dates, booleans, JSON). */
+  rows: Record<string, unknown>[];
+}
+
+/**
+ * ONE statement in its own transaction, in ONE round trip: the request settings and
+ * `statement` pipelined before a single Sync. PostgreSQL runs the two as one implicit
+ * transaction and commits it at the Sync, before it answers ReadyForQuery, which is when this
+ * resolves: whatever the statement wrote is durable by then (the auth service reports a
+ * revoked session only after this). An error rolls all of it back
+ * (PipelinedStatementError). For statements that decide everything themselves; a caller
+ * that must look at the rows before committing takes pipelinedTransaction.
+ */
+export async function pipelinedStatement(
+  pool: Pool,
+  settings: RequestSettings,
+  statement: { text: string; values: unknown[] },
+  generation?: number,
+): Promise<PipelinedStatementResult> {
+  const client = await connect(pool);
+  let broken = false;
+  try {
+    const [set, rows] = await runPipeline(
+      client,
+      [requestSettingsQuery(settings), { ...statement, parse: true }],
+      generation,
+    );
+    return { schemaVersion: Number(set![0]!.schema_version), rows: rows! };
+  } catch (e) {
+    if (e instanceof PipelineError && e.fromServer) throw statementError(e, 0);
+    broken = true;
+    throw e instanceof PipelineError ? e.error : e;
   } finally {
     client.release(broken);
   }

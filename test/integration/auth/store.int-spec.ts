@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { AuthStore, hashToken } from '@baseplate/auth';
+import { AuthStatements, AuthStore, hashToken } from '@baseplate/auth';
 import { authenticatorPassword } from '@baseplate/config';
 import {
   AUTH_ADMIN_ROLE,
@@ -90,6 +90,63 @@ describe('AuthStore', () => {
     await expect(AuthStore.rotateRefreshToken(db, next.refreshToken)).rejects.toMatchObject({
       code: 'refresh_token_not_found',
     });
+  });
+
+  it('signs in in one statement: session, first token, last sign-in, audit entry, rehash', async () => {
+    const { user, session } = await AuthStore.run(
+      db,
+      AuthStatements.signIn({ userId, userAgent: 'store/1', ip: '10.0.0.1', rehash: 'new-hash' }),
+    );
+    expect(user).toMatchObject({ id: userId, email: 'rot@example.com' });
+    expect(user.last_sign_in_at).toBeInstanceOf(Date);
+    expect(user.raw_app_meta_data).toEqual({ provider: 'email', providers: ['email'] });
+    const [row] = (
+      await db.query(
+        `SELECT s.user_agent, host(s.ip) AS ip, t.token_hash, t.parent_hash, u.encrypted_password
+           FROM auth.sessions s JOIN auth.refresh_tokens t ON t.session_id = s.id
+           JOIN auth.users u ON u.id = s.user_id WHERE s.id = $1`,
+        [session.sessionId],
+      )
+    ).rows;
+    expect(row).toEqual({
+      user_agent: 'store/1',
+      ip: '10.0.0.1',
+      token_hash: hashToken(session.refreshToken),
+      parent_hash: null,
+      encrypted_password: 'new-hash',
+    });
+    const logged = await db.query(
+      `SELECT payload, ip_address FROM auth.audit_log_entries
+        WHERE payload ->> 'action' = 'login' AND payload ->> 'actor_id' = $1`,
+      [userId],
+    );
+    expect(logged.rows).toEqual([
+      { payload: { action: 'login', actor_id: userId }, ip_address: '10.0.0.1' },
+    ]);
+    // Without a rehash the stored hash stays.
+    await AuthStore.run(db, AuthStatements.signIn({ userId }));
+    const kept = await db.query('SELECT encrypted_password FROM auth.users WHERE id = $1', [
+      userId,
+    ]);
+    expect(kept.rows[0].encrypted_password).toBe('new-hash');
+  });
+
+  it("rotates nothing for a deleted user's token: not found, the token still live", async () => {
+    const gone = await AuthStore.createUser(db, {
+      email: 'gone@example.com',
+      passwordHash: 'x',
+      userMetadata: {},
+      confirmed: true,
+    });
+    const { refreshToken } = await AuthStore.createSession(db, gone.id, {});
+    await db.query('UPDATE auth.users SET deleted_at = now() WHERE id = $1', [gone.id]);
+    await expect(AuthStore.rotateRefreshToken(db, refreshToken, {})).rejects.toMatchObject({
+      code: 'refresh_token_not_found',
+    });
+    const tokens = await db.query('SELECT revoked FROM auth.refresh_tokens WHERE user_id = $1', [
+      gone.id,
+    ]);
+    expect(tokens.rows).toEqual([{ revoked: false }]);
   });
 
   it('ends sessions by scope', async () => {

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { AppConfig } from '@baseplate/config';
 import { ProjectContextReader } from '@baseplate/control-db';
-import { ApiRole, RequestContext, withClient } from '@baseplate/database';
+import { AuthStatements } from '@baseplate/auth';
+import {
+  ApiRole,
+  connectionUrl,
+  projectDbName,
+  RequestContext,
+  withClient,
+} from '@baseplate/database';
 import { SecretBox } from '@baseplate/security';
 import { testConfig } from '@baseplate/testing';
 import { ProjectDatabaseService, ProjectRequestContext } from './data-plane';
@@ -189,6 +196,31 @@ describe('ProjectDatabaseService.withRequest on a real project database', () => 
       u: 'anon',
       uid: null,
     });
+  });
+
+  it('runs auth statements as auth_admin, prepared, and afresh after a schema change', async () => {
+    const asCluster = (sql: string) =>
+      withClient(connectionUrl(config.databaseUrl, projectDbName(project.ref)), (c) =>
+        c.query(sql),
+      );
+    await asCluster("INSERT INTO auth.users (email, phone) VALUES ('prep@example.com', '+100')");
+    const lookUp = () =>
+      databases.authStatement(
+        as('anon'),
+        { method: 'POST', path: '/auth/v1/token' },
+        AuthStatements.userByEmail('prep@example.com'),
+      );
+    // The first learns the schema version; the next ones run the prepared statement.
+    for (let i = 0; i < 3; i++) expect(await lookUp()).toMatchObject({ phone: '+100' });
+    // The prepared statement's result type no longer holds ("cached plan must not change
+    // result type"): the statement runs again, prepared under the new version.
+    await asCluster('ALTER TABLE auth.users ALTER COLUMN phone TYPE varchar(20)');
+    try {
+      expect(await lookUp()).toMatchObject({ phone: '+100' });
+      expect(await lookUp()).toMatchObject({ phone: '+100' });
+    } finally {
+      await asCluster('ALTER TABLE auth.users ALTER COLUMN phone TYPE text');
+    }
   });
 
   it('opens one pool per project and closes it on closeProject', async () => {

@@ -4,6 +4,7 @@ import {
   PipelinedStatementError,
   quoteIdent,
   withClient,
+  pipelinedStatement,
   pipelinedTransaction,
   PipelineError,
   runPipeline,
@@ -119,6 +120,34 @@ describe('pipelinedTransaction against PostgreSQL', () => {
     expect((failure as PipelinedStatementError).schemaVersion).toBe(7);
     await pipelinedTransaction(pool, settings, insert(4), () => ({ commit: true, value: null }));
     expect(await ids()).toEqual([1, 4]);
+  });
+
+  it('pipelinedStatement: one statement with the settings, committed when it answers, rows parsed', async () => {
+    const result = await pipelinedStatement(pool, settings, {
+      text: `INSERT INTO pipeline_tx_probe VALUES ($1)
+             RETURNING id, current_setting('role') AS role, now() AS at, '{"a": 1}'::jsonb AS j,
+                       txid_current_if_assigned() IS NOT NULL AS wrote`,
+      values: [5],
+    });
+    expect(result.schemaVersion).toBe(7);
+    expect(result.rows).toEqual([
+      { id: 5, role: 'postgres', at: expect.any(Date), j: { a: 1 }, wrote: true },
+    ]);
+    // Committed: another connection sees it at once.
+    const other = new Pool({ connectionString: connectionUrl(adminUrl, dbName), max: 1 });
+    try {
+      const seen = await other.query('SELECT id FROM pipeline_tx_probe WHERE id = 5');
+      expect(seen.rows).toEqual([{ id: 5 }]);
+    } finally {
+      await other.end();
+    }
+    const failure = await pipelinedStatement(pool, settings, {
+      text: 'INSERT INTO pipeline_tx_probe VALUES ($1), ($2)',
+      values: [6, 5],
+    }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(PipelinedStatementError);
+    expect((failure as PipelinedStatementError).schemaVersion).toBe(7);
+    expect(await ids()).toEqual([1, 4, 5]);
   });
 });
 

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   AuthError,
   AuthErrors,
+  AuthStatements,
   AuthStore,
   checkPassword,
   checkStoredPassword,
@@ -262,10 +263,10 @@ export class AuthController {
       ...(email ? [`email:${email}`] : []),
     ]);
     const password = typeof body.password === 'string' ? body.password : '';
+    // Read and write are one round trip each (AuthStatements): the hash dominates a sign-in,
+    // and what is left should not take CPU from it.
     const found = email
-      ? await this.db.withAuthAdmin(ctx, requestOf(req), ({ client }) =>
-          AuthStore.userByEmail(client, email),
-        )
+      ? await this.db.authStatement(ctx, requestOf(req), AuthStatements.userByEmail(email))
       : undefined;
     // A missing account costs the same as a wrong password: the two look alike.
     const check = await checkStoredPassword(
@@ -275,19 +276,11 @@ export class AuthController {
     if (!found || !found.encrypted_password || !check.ok) throw AuthErrors.invalidCredentials();
     if (!found.email_confirmed_at) throw AuthErrors.emailNotConfirmed();
     if (found.banned_until && found.banned_until > new Date()) throw AuthErrors.userBanned();
-    const { user, session } = await this.db.withAuthAdmin(
+    const { user, session } = await this.db.authStatement(
       ctx,
       requestOf(req),
-      async ({ client }) => {
-        const created = await AuthStore.createSession(client, found.id, clientMeta(req));
-        // A bcrypt hash (imported from Supabase) is replaced by argon2id on this sign-in.
-        const signedIn = await AuthStore.updateUser(client, found.id, {
-          signedIn: true,
-          ...(check.rehash === undefined ? {} : { passwordHash: check.rehash }),
-        });
-        await AuthStore.audit(client, 'login', found.id, req.ip);
-        return { user: signedIn, session: created };
-      },
+      // A bcrypt hash (imported from Supabase) is replaced by argon2id on this sign-in.
+      AuthStatements.signIn({ userId: found.id, ...clientMeta(req), rehash: check.rehash }),
     );
     return sessionResponse(ctx, user, session);
   }
@@ -297,18 +290,15 @@ export class AuthController {
     if (typeof body.refresh_token !== 'string' || body.refresh_token === '') {
       throw AuthErrors.validation('refresh_token is required');
     }
-    const token = body.refresh_token;
-    const result = await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
-      const rotated = await AuthStore.rotateRefreshToken(client, token, { ip: req.ip });
-      if ('reused' in rotated) return rotated;
-      // A deleted user's tokens are dead: nothing to rotate into.
-      if (!rotated.user) throw AuthErrors.refreshTokenNotFound();
-      return { user: rotated.user, session: rotated };
-    });
-    // Reported only now: the session's revocation is committed.
+    // One round trip: the rotation commits before its answer is read, so a late reuse is
+    // reported only once the session's revocation is durable.
+    const result = await this.db.authStatement(
+      ctx,
+      requestOf(req),
+      AuthStatements.rotateRefreshToken(body.refresh_token, { ip: req.ip }),
+    );
     if ('reused' in result) throw AuthErrors.refreshTokenAlreadyUsed();
-    const { user, session } = result;
-    return sessionResponse(ctx, user, session);
+    return sessionResponse(ctx, result.user, result);
   }
 
   /** The signed-in user behind a user token (the hook has verified it). */

@@ -8,6 +8,8 @@ import {
   connectionUrl,
   PipelinedResult,
   pipelinedRead,
+  pipelinedStatement,
+  PipelinedStatementError,
   PipelineOutcome,
   pipelinedTransaction,
   PoolManager,
@@ -35,6 +37,12 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export class ProjectDatabaseService implements OnModuleDestroy {
   private readonly pools: PoolManager;
   private readonly password: string;
+  /**
+   * The schema version each pool's last auth statement read: auth statements are prepared
+   * under it, as the REST engine prepares under its schema cache's version, so the two
+   * share a connection's prepared statements instead of closing each other's.
+   */
+  private readonly schemaVersions = new WeakMap<Pool, number>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.pools = new PoolManager({
@@ -72,6 +80,42 @@ export class ProjectDatabaseService implements OnModuleDestroy {
       { ...request, role: AUTH_ADMIN_ROLE, claims: ctx.claims, searchPath: ['auth'] },
       fn,
     );
+  }
+
+  /**
+   * One statement of the auth service as `auth_admin` in ONE round trip: the settings
+   * withAuthAdmin sends and the statement, pipelined as one transaction that is committed
+   * before this resolves (see pipelinedStatement). The statement is prepared on the
+   * connection; one that PostgreSQL refuses after a schema change is run again afresh.
+   */
+  async authStatement<T>(
+    ctx: ProjectRequestContext,
+    request: { method: string; path: string },
+    statement: { text: string; values: unknown[]; read(rows: Record<string, unknown>[]): T },
+  ): Promise<T> {
+    const pool = this.pool(ctx.context);
+    const settings = {
+      ...request,
+      role: AUTH_ADMIN_ROLE,
+      claims: ctx.claims,
+      searchPath: ['auth'],
+    };
+    for (let attempt = 0; ; attempt++) {
+      const generation = this.schemaVersions.get(pool);
+      try {
+        const result = await pipelinedStatement(pool, settings, statement, generation);
+        this.schemaVersions.set(pool, result.schemaVersion);
+        return statement.read(result.rows);
+      } catch (e) {
+        if (!(e instanceof PipelinedStatementError)) throw e;
+        const seen = e.schemaVersion;
+        if (seen !== undefined) this.schemaVersions.set(pool, seen);
+        // Prepared under another schema version ("cached plan must not change result type"
+        // and the like): the transaction rolled back, so running it again is safe.
+        const stale = generation !== undefined && seen !== undefined && seen !== generation;
+        if (!stale || attempt > 0) throw e.error;
+      }
+    }
   }
 
   /** A read-only request transaction in one pipelined round trip (see pipelinedRead). */
