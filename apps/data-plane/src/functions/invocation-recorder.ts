@@ -18,11 +18,27 @@ export interface InvocationRecord {
   logs: LogLine[];
 }
 
+/** The newest `INVOCATIONS_KEPT` records of each function, in call order. */
+export function newestPerFunction(records: InvocationRecord[]): InvocationRecord[] {
+  const seen = new Map<string, number>();
+  const kept: InvocationRecord[] = [];
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]!;
+    const n = seen.get(r.functionId) ?? 0;
+    if (n >= INVOCATIONS_KEPT) continue;
+    seen.set(r.functionId, n + 1);
+    kept.push(r);
+  }
+  return kept.reverse();
+}
+
 /**
- * Writes invocation records to the control database in batches (one INSERT per flush, every
- * half second or 500 records), off the request path, and prunes each function to its newest
- * INVOCATIONS_KEPT. Records past the buffer's size while the database is away are dropped (and
- * counted in the log): an invocation must never wait on its own log.
+ * Writes invocation records to the control database in batches, off the request path: one
+ * write at a time (every half second, or at once when 500 are waiting), each holding only
+ * what will be kept (the newest INVOCATIONS_KEPT per function), then pruning the functions
+ * touched to their newest INVOCATIONS_KEPT. While the database is slow, the buffer keeps the
+ * newest records per function; records past MAX_BUFFER functions' worth are dropped (and
+ * counted in the log): an invocation never waits on its own log.
  */
 @Injectable()
 export class InvocationRecorder implements OnModuleDestroy {
@@ -37,26 +53,32 @@ export class InvocationRecorder implements OnModuleDestroy {
   ) {}
 
   record(entry: InvocationRecord): void {
-    if (this.buffer.length >= MAX_BUFFER * 4) {
-      this.dropped++;
-      return;
-    }
     this.buffer.push(entry);
+    if (this.buffer.length >= MAX_BUFFER * 4) {
+      this.buffer = newestPerFunction(this.buffer);
+      const excess = this.buffer.length - MAX_BUFFER * 4;
+      if (excess > 0) {
+        this.buffer.splice(0, excess);
+        this.dropped += excess;
+      }
+    }
     if (this.buffer.length >= MAX_BUFFER) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
-  async flush(): Promise<void> {
+  /** Writes everything buffered; one flush runs at a time and takes what arrives meanwhile. */
+  flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.flushing;
-    const batch = this.buffer.splice(0, MAX_BUFFER);
-    if (batch.length === 0) return;
-    this.flushing = this.write(batch).finally(() => {
+    this.flushing ??= (async () => {
+      while (this.buffer.length > 0) {
+        const batch = newestPerFunction(this.buffer.splice(0));
+        await this.write(batch);
+      }
+    })().finally(() => {
       this.flushing = undefined;
     });
-    await this.flushing;
-    if (this.buffer.length > 0) this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+    return this.flushing;
   }
 
   private async write(batch: InvocationRecord[]): Promise<void> {
