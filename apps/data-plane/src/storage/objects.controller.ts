@@ -392,7 +392,7 @@ export class ObjectsController {
     });
   }
 
-  // --- public and authenticated downloads ------------------------------------------------
+  // --- public downloads ------------------------------------------------------------------
 
   @Get('public/:bucket/*')
   @PublicProjectRoute()
@@ -411,18 +411,10 @@ export class ObjectsController {
     });
   }
 
-  @Get('authenticated/:bucket/*')
-  authenticatedDownload(
-    @ProjectCtx() ctx: ProjectRequestContext,
-    @Req() req: FastifyRequest,
-    @Res() reply: FastifyReply,
-  ) {
-    return answer(reply, () => this.download(ctx, req, reply));
-  }
-
   // --- objects by name -------------------------------------------------------------------
 
-  @Get(':bucket/*')
+  /** `/object/<bucket>/<name>` and `/object/authenticated/...`: the caller's policies decide. */
+  @Get(['authenticated/:bucket/*', ':bucket/*'])
   get(
     @ProjectCtx() ctx: ProjectRequestContext,
     @Req() req: FastifyRequest,
