@@ -1,7 +1,23 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request, waitFor } from '../../support/http';
 import { bootRestFixture, type RestFixture } from '../rest/fixture';
+
+/** Function workers of this test process: its children started with the permission model. */
+function workerCount(): number {
+  let n = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const ppid = /^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (ppid === String(process.pid) && cmdline.includes('--experimental-permission')) n++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
+}
 
 /**
  * Edge functions end to end: deploys through the control plane (JS and TS, redeploys, broken
@@ -365,6 +381,41 @@ describe('edge functions', () => {
       name: 'STRIPE_KEY',
     });
     expect(res.body).toEqual({ status: 200, value: 'sk_test_123' });
+  });
+
+  it("stops a deleted project's function processes", async () => {
+    const doomed = await f.platform.newProject(f.token, 'doomed');
+    const created = await request(
+      f.platform.control,
+      'POST',
+      `/v1/projects/${doomed.ref}/functions`,
+      {
+        token: f.token,
+        body: {
+          slug: 'short-lived',
+          name: 'short-lived',
+          body: 'module.exports = async () => "up"',
+        },
+      },
+    );
+    expect(created.status).toBe(201);
+    const before = workerCount();
+    const call = await request(
+      f.platform.data,
+      'POST',
+      `/projects/${doomed.ref}/functions/v1/short-lived`,
+      {
+        headers: { authorization: `Bearer ${doomed.serviceKey}` },
+        body: {},
+      },
+    );
+    expect(call.body).toBe('up');
+    expect(workerCount()).toBe(before + 1);
+    const del = await request(f.platform.control, 'DELETE', `/v1/projects/${doomed.ref}`, {
+      token: f.token,
+    });
+    expect(del.status).toBe(200);
+    await waitFor('its worker to stop', async () => workerCount() === before);
   });
 
   it('deletes a function: it answers 404 and its processes stop', async () => {
