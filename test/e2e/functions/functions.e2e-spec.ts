@@ -317,6 +317,22 @@ describe('edge functions', () => {
       async () => (await invoke('sizes', { pad: 'y'.repeat(3000) })).status === 413,
     );
     expect((await invoke('sizes', { big: true })).status).toBe(500);
+    // Chunked (no Content-Length): measured once parsed.
+    const chunked = await fetch(`${f.platform.data}/projects/${f.project.ref}/functions/v1/sizes`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${f.project.serviceKey}`,
+        'content-type': 'application/json',
+      },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(JSON.stringify({ pad: 'z'.repeat(3000) })));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
     expect((await invoke('sizes', { small: 1 })).body).toEqual({ small: 1 });
 
     await ok(

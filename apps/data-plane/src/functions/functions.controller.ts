@@ -62,6 +62,16 @@ export class FunctionsController {
       }
     }
     const payload = req.body === undefined || req.body instanceof RawBody ? {} : req.body;
+    // A chunked body has no Content-Length: its size is known once parsed.
+    if (
+      req.headers['content-length'] === undefined &&
+      Buffer.byteLength(JSON.stringify(payload)) > limits.maxPayloadBytes
+    ) {
+      this.functions.refused(entry, 'too_large', 413);
+      return send(reply, 413, {
+        error: `The payload is larger than ${limits.maxPayloadBytes} bytes`,
+      });
+    }
     const answer = await this.functions.invoke(ctx, slug, entry, payload);
     return send(reply, answer.status, answer.body);
   }
