@@ -190,6 +190,8 @@ describe('edge functions', () => {
       fileUrl: `await (await fetch('file:///etc/passwd')).text()`,
       dynamicImport: `(await import('node:fs')).readFileSync('/etc/passwd', 'utf8')`,
       killParent: `(() => { const p = fetch.constructor('return process')(); p.kill(p.ppid, 'SIGTERM'); return 'sent'; })()`,
+      debugParent: `(() => { const p = fetch.constructor('return process')(); p._debugProcess(p.ppid); return 'opened'; })()`,
+      nativeAddon: `fetch.constructor('return process')().dlopen({ exports: {} }, '/nonexistent.node')`,
     };
     for (const [slug, expr] of Object.entries(attempts)) {
       const name = slug.toLowerCase();

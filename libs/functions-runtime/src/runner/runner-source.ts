@@ -61,6 +61,19 @@ process._kill = function (pid, signal) {
 // these keep the allow-list honest.
 process.getBuiltinModule = function getBuiltinModule(id) { return builtins.get(String(id)); };
 delete process.mainModule;
+// Process internals a handler could reach through an escape to the real process object:
+// _debugProcess(pid) opens the inspector of any process of the same uid (the platform, when
+// it does not run as root), _debugEnd and _rawDebug talk to the inspector, dlopen loads
+// native code, binding/_linkedBinding reach internals. None is needed once the runner is up.
+for (const name of ['_debugProcess', '_debugEnd', '_rawDebug', 'dlopen', 'binding',
+  '_linkedBinding', 'setuid', 'setgid', 'seteuid', 'setegid', 'setgroups', 'initgroups']) {
+  try { delete process[name]; } catch (_) { /* not configurable: left alone */ }
+  if (typeof process[name] === 'function') {
+    try {
+      Object.defineProperty(process, name, { value: undefined, configurable: false, writable: false });
+    } catch (_) { /* ignore */ }
+  }
+}
 
 function cap(text, max) {
   return text.length > max ? text.slice(0, max) + ' [truncated]' : text;
