@@ -31,6 +31,12 @@ describe('safeRedirect', () => {
     ['https://app.example.com\\@evil.net'],
     ['/relative/path'],
     ['https://app.example.com/\nLocation: x'],
+    // The raw string must not fool a glob: these hosts are 192.168.1.1, ::1 and evil.
+    ['https://3232235777?.preview.example.org/auth/done'],
+    ['https://[::1]?.preview.example.org/auth/x'],
+    ['https://evil#.preview.example.org/auth/x'],
+    ['https://evil.net?.preview.example.org/auth/x'],
+    ['https://user@pr-1.preview.example.org/auth/x'],
     [''],
     [42],
     [undefined],

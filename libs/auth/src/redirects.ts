@@ -27,11 +27,18 @@ export function safeRedirect(
   } catch {
     // An unparsable site_url allows nothing by host; the list may still match.
   }
+  // Globs are matched against the parsed URL (host normalised, `?` and `#` where they really
+  // are), never the raw string: `https://10.0.0.1?.example.com` is host 10.0.0.1.
+  if (target.username !== '' || target.password !== '') return siteUrl;
+  const normalised = target.href;
   const patterns = allowList.map((p) => p.trim()).filter((p) => p !== '');
-  return patterns.some((p) => globMatches(p, candidate)) ? candidate : siteUrl;
+  return patterns.some((p) => p === candidate || globMatches(p, normalised)) ? normalised : siteUrl;
 }
 
-/** A uri_allow_list glob (separators `.` and `/`, as GoTrue's gobwas globs) against a URL. */
+/**
+ * A uri_allow_list glob against a URL (GoTrue's gobwas globs, separators `.` and `/`): `*`
+ * and `?` stay within a host label or path segment, `**` crosses them.
+ */
 export function globMatches(pattern: string, value: string): boolean {
   let source = '';
   for (let i = 0; i < pattern.length; i++) {
@@ -40,9 +47,11 @@ export function globMatches(pattern: string, value: string): boolean {
       source += '.*';
       i++;
     } else if (c === '*') {
-      source += '[^./]*';
+      // Within one host label or path segment: never across `.` `/`, nor into a query,
+      // fragment, port or userinfo.
+      source += '[^./?#@:\\[\\]]*';
     } else if (c === '?') {
-      source += '[^./]';
+      source += '[^./?#@:\\[\\]]';
     } else {
       source += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     }
