@@ -47,6 +47,8 @@ export interface ConsumedToken {
   kind: EmailKind;
   /** The address the token was sent to (the new address, for email_change). */
   email: string;
+  /** The password of the sign-up this token confirms (null: none, e.g. a magic link). */
+  passwordHash: string | null;
 }
 
 /** One-time tokens of the email flows. Every function runs in the caller's transaction. */
@@ -54,7 +56,7 @@ export const OneTimeTokens = {
   /** A new token of `kind` for the user, replacing any earlier one of that kind. */
   async issue(
     db: Queryable,
-    input: { userId: string; kind: EmailKind; email: string },
+    input: { userId: string; kind: EmailKind; email: string; passwordHash?: string | null },
   ): Promise<IssuedOneTimeToken> {
     const token = randomBytes(24).toString('base64url');
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -65,8 +67,9 @@ export const OneTimeTokens = {
        ), stamp AS (
          UPDATE auth.users SET ${SENT_AT[input.kind]} = now() WHERE id = $1
        )
-       INSERT INTO auth.one_time_tokens (user_id, kind, token_hash, code_hash, email, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
+       INSERT INTO auth.one_time_tokens (user_id, kind, token_hash, code_hash, email, expires_at,
+                                         password_hash)
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)`,
       [
         input.userId,
         input.kind,
@@ -74,6 +77,7 @@ export const OneTimeTokens = {
         hashToken(code),
         input.email,
         ONE_TIME_TOKEN_TTL_S,
+        input.passwordHash ?? null,
       ],
     );
     return { token, code };
@@ -89,14 +93,18 @@ export const OneTimeTokens = {
       user_id: string;
       kind: EmailKind;
       email: string;
+      password_hash: string | null;
       usable: boolean;
     }>(
       `DELETE FROM auth.one_time_tokens WHERE token_hash = $1 AND kind = ANY($2)
-       RETURNING user_id, kind, email, expires_at > now() AND failed_attempts < $3 AS usable`,
+       RETURNING user_id, kind, email, password_hash,
+                 expires_at > now() AND failed_attempts < $3 AS usable`,
       [hashToken(token), kinds, MAX_CODE_ATTEMPTS],
     );
     const row = rows[0];
-    return row?.usable ? { userId: row.user_id, kind: row.kind, email: row.email } : undefined;
+    return row?.usable
+      ? { userId: row.user_id, kind: row.kind, email: row.email, passwordHash: row.password_hash }
+      : undefined;
   },
 
   /**
@@ -116,8 +124,9 @@ export const OneTimeTokens = {
       kind: EmailKind;
       email: string;
       code_hash: string | null;
+      password_hash: string | null;
     }>(
-      `SELECT id, user_id, kind, email, code_hash FROM auth.one_time_tokens
+      `SELECT id, user_id, kind, email, code_hash, password_hash FROM auth.one_time_tokens
         WHERE lower(email) = $1 AND kind = ANY($2) AND expires_at > now() AND failed_attempts < $3
         ORDER BY created_at DESC FOR UPDATE`,
       [email, kinds, MAX_CODE_ATTEMPTS],
@@ -128,7 +137,12 @@ export const OneTimeTokens = {
     );
     if (match) {
       await db.query('DELETE FROM auth.one_time_tokens WHERE id = $1', [match.id]);
-      return { userId: match.user_id, kind: match.kind, email: match.email };
+      return {
+        userId: match.user_id,
+        kind: match.kind,
+        email: match.email,
+        passwordHash: match.password_hash,
+      };
     }
     if (rows.length > 0) {
       await db.query(

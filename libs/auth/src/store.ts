@@ -92,14 +92,22 @@ export const AuthStore = {
     return rows[0];
   },
 
-  /** Marks the address confirmed (a followed confirmation, invite, magic or recovery link). */
-  async confirmEmail(db: Queryable, id: string): Promise<UserRow> {
+  /**
+   * Marks the address confirmed (a followed confirmation, invite, magic or recovery link). The
+   * first confirmation also sets the password to the one the token carries (the sign-up's, or
+   * none): a password chosen before the address was proven, by whoever pre-registered it, does
+   * not survive the real owner's confirmation.
+   */
+  async confirmEmail(db: Queryable, id: string, passwordHash: string | null): Promise<UserRow> {
     const { rows } = await db.query<UserRow>(
-      `UPDATE auth.users SET email_confirmed_at = coalesce(email_confirmed_at, now()),
+      `UPDATE auth.users SET
+              encrypted_password = CASE WHEN email_confirmed_at IS NULL THEN $2
+                                        ELSE encrypted_password END,
+              email_confirmed_at = coalesce(email_confirmed_at, now()),
               updated_at = now()
         WHERE id = $1 AND deleted_at IS NULL
         RETURNING ${USER_COLUMNS}`,
-      [id],
+      [id, passwordHash],
     );
     if (!rows[0]) throw AuthErrors.userNotFound();
     return rows[0];

@@ -10,6 +10,7 @@ import { createTestClient } from '../rest/compat/supabase-client';
 import { bootRestFixture, type RestFixture } from '../rest/fixture';
 
 const SITE = 'http://app.test';
+const EMAIL_INTERVAL_S = 2;
 const ALLOWED = 'http://localhost:5173/**';
 
 /** The verify link and the six-digit code of an auth email. */
@@ -52,12 +53,16 @@ describe('auth email flows', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    f = await bootRestFixture(`
+    f = await bootRestFixture(
+      `
       CREATE TABLE notes (id serial PRIMARY KEY, owner uuid NOT NULL DEFAULT auth.uid(), body text);
       ALTER TABLE notes ENABLE ROW LEVEL SECURITY;
       CREATE POLICY own ON notes TO authenticated USING (owner = auth.uid()) WITH CHECK (owner = auth.uid());
       GRANT ALL ON notes TO authenticated; GRANT ALL ON SEQUENCE notes_id_seq TO authenticated;
-    `);
+    `,
+      // Two seconds between emails to one address, so a test can send a second one.
+      { AUTH_EMAIL_INTERVAL_S: String(EMAIL_INTERVAL_S) },
+    );
     const res = await request(
       f.platform.control,
       'PATCH',
@@ -399,6 +404,45 @@ describe('auth email flows', () => {
       headers: { apikey: f.project.anonKey, authorization: `Bearer ${login.body.access_token}` },
     });
     expect(out.status).toBe(204);
+  });
+
+  it("does not let a pre-registered password survive the owner's confirmation", async () => {
+    const email = address('prereg');
+    // An attacker signs the address up first with a password of their own...
+    expect((await client().auth.signUp({ email, password: 'attacker-1' })).error).toBeNull();
+    await mailTo(email);
+    await new Promise((r) => setTimeout(r, EMAIL_INTERVAL_S * 1000 + 100));
+    // ...then the owner signs up and follows the link they receive.
+    expect((await client().auth.signUp({ email, password: 'owner-pass-1' })).error).toBeNull();
+    const links = await waitFor('the second email', async () => {
+      const mails = smtp.messages.filter((m) => m.to.includes(email));
+      return mails.length >= 2 ? mails : undefined;
+    });
+    const { link } = linkAndCode(links[1]!);
+    expect((await follow(link)).fragment.get('access_token')).toEqual(expect.any(String));
+    const attacker = await client().auth.signInWithPassword({ email, password: 'attacker-1' });
+    expect(attacker.error).toMatchObject({ code: 'invalid_credentials' });
+    const owner = await client().auth.signInWithPassword({ email, password: 'owner-pass-1' });
+    expect(owner.error).toBeNull();
+
+    // Confirming by email code (signInWithOtp) clears a pre-registered password too.
+    const other = address('prereg-otp');
+    expect((await client().auth.signUp({ email: other, password: 'attacker-1' })).error).toBeNull();
+    await mailTo(other);
+    await new Promise((r) => setTimeout(r, EMAIL_INTERVAL_S * 1000 + 100));
+    expect((await client().auth.signInWithOtp({ email: other })).error).toBeNull();
+    const codes = await waitFor('the code email', async () => {
+      const mails = smtp.messages.filter((m) => m.to.includes(other));
+      return mails.length >= 2 ? mails : undefined;
+    });
+    const verified = await client().auth.verifyOtp({
+      email: other,
+      token: linkAndCode(codes[1]!).code,
+      type: 'email',
+    });
+    expect(verified.error).toBeNull();
+    const stale = await client().auth.signInWithPassword({ email: other, password: 'attacker-1' });
+    expect(stale.error).toMatchObject({ code: 'invalid_credentials' });
   });
 
   it('answers a confirmed address signing up again like a new one, without an email', async () => {

@@ -60,14 +60,16 @@ export class AuthController {
         if (!autoconfirm) {
           const existing = await AuthStore.userByEmail(client, email);
           // A registered address gets the answer a new one would (no email, no hint), as
-          // GoTrue does while confirmations are on; an unconfirmed one gets its link again.
+          // GoTrue does while confirmations are on; an unconfirmed one gets a new link.
           if (existing?.email_confirmed_at) return { hidden: true as const };
           if (existing) {
+            // The new password rides with the new link: it applies once the address is proven.
             const user = await this.mailer.sendLink(ctx, client, {
               userId: existing.id,
               kind: 'signup',
               to: email,
               redirectTo,
+              passwordHash,
             });
             return { user };
           }
@@ -84,6 +86,7 @@ export class AuthController {
             kind: 'signup',
             to: email,
             redirectTo,
+            passwordHash,
           });
           return { user };
         }

@@ -317,6 +317,7 @@ export class AuthEmailController {
             userId: target.id,
             kind,
             email: newEmail ?? email,
+            passwordHash: kind === 'signup' ? passwordHash : null,
           });
           const fresh = await AuthStore.userById(client, target.id);
           return { user: fresh ?? target, issued: token };
@@ -386,7 +387,7 @@ export class AuthEmailController {
       const user =
         consumed.kind === 'email_change'
           ? await AuthStore.changeEmail(client, consumed.userId, consumed.email, 'now')
-          : await AuthStore.confirmEmail(client, consumed.userId);
+          : await AuthStore.confirmEmail(client, consumed.userId, consumed.passwordHash);
       if (user.banned_until && user.banned_until > new Date()) return { banned: true as const };
       const session = await AuthStore.createSession(client, user.id, clientMeta(req));
       const signedIn = await AuthStore.updateUser(client, user.id, { signedIn: true });

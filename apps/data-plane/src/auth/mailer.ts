@@ -70,12 +70,20 @@ export class AuthMailer implements OnModuleDestroy {
   async sendLink(
     ctx: ProjectRequestContext,
     client: Pick<PoolClient, 'query'>,
-    input: { userId: string; kind: EmailKind; to: string; redirectTo: string },
+    input: {
+      userId: string;
+      kind: EmailKind;
+      to: string;
+      redirectTo: string;
+      /** A sign-up's password, applied when the link is followed. */
+      passwordHash?: string;
+    },
   ): Promise<UserRow> {
     const issued = await OneTimeTokens.issue(client, {
       userId: input.userId,
       kind: input.kind,
       email: input.to,
+      passwordHash: input.passwordHash ?? null,
     });
     await this.send(ctx, { kind: input.kind, to: input.to, issued, redirectTo: input.redirectTo });
     const user = await AuthStore.userById(client, input.userId);
