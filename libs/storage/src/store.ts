@@ -220,8 +220,11 @@ export const StorageStore = {
            last_accessed_at = now()`
       : 'DO NOTHING';
     const { rows } = await db.query<ObjectRow & { replaced: string | null }>(
+      // With upsert, the replaced row is locked first: a row renamed or deleted meanwhile is not
+      // reported as replaced (its bytes belong to it still, wherever it went).
       `WITH previous AS (
          SELECT version FROM storage.objects WHERE bucket_id = $1 AND name = $2
+         ${o.upsert ? 'FOR UPDATE' : 'LIMIT 0'}
        )
        INSERT INTO storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version)
        VALUES ($1, $2, $3::uuid, $3::uuid::text, $4, $6, $5)

@@ -411,6 +411,22 @@ describe.each(['fs', 's3'] as const)('storage with supabase-js (%s driver)', (dr
     expect(blobs.filter((b) => b.startsWith(hex('limited')))).toHaveLength(1);
     expect(blobs.some((b) => b.includes('tmp'))).toBe(false);
 
+    // Moving or copying into the bucket must pass its limits too.
+    await sb.storage.createBucket('loose');
+    await sb.storage.from('loose').upload('page.html', '<b>x</b>', { contentType: 'text/html' });
+    await sb.storage
+      .from('loose')
+      .upload('big.png', Buffer.alloc(50), { contentType: 'image/png' });
+    const copiedHtml = await sb.storage
+      .from('loose')
+      .copy('page.html', 'page.html', { destinationBucket: 'limited' });
+    expect(copiedHtml.error).toMatchObject({ statusCode: '415' });
+    const movedBig = await sb.storage
+      .from('loose')
+      .move('big.png', 'big.png', { destinationBucket: 'limited' });
+    expect(movedBig.error).toMatchObject({ statusCode: '413' });
+    expect((await sb.storage.from('loose').exists('big.png')).data).toBe(true);
+
     const badBucket = await sb.storage.createBucket('../escape');
     expect(badBucket.error).toMatchObject({ statusCode: '400' });
   });

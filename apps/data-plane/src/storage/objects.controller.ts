@@ -153,11 +153,13 @@ export class ObjectsController {
   ) {
     return answer(reply, async () => {
       const { from, to } = transferOf(bodyOf(req));
+      const admits = await this.storage.admission(ctx, requestOf(req), from.bucket, to.bucket);
       let copied: string | null = null;
       let moved: ObjectRow;
       try {
         moved = await this.storage.tx(ctx, requestOf(req), async (db) => {
           const row = await StorageStore.moveObject(db, from, to);
+          admits(row);
           // Bytes are kept per bucket: a move to another bucket copies them first.
           if (to.bucket !== from.bucket && row.version) {
             await this.blobs.copy(
@@ -185,12 +187,14 @@ export class ObjectsController {
   ) {
     return answer(reply, async () => {
       const { from, to } = transferOf(bodyOf(req));
+      const admits = await this.storage.admission(ctx, requestOf(req), from.bucket, to.bucket);
       const version = randomUUID();
       let copied = false;
       try {
         const row = await this.storage.tx(ctx, requestOf(req), async (db) => {
           const source = await StorageStore.object(db, from.bucket, from.name);
           if (!source?.version) throw StorageErrors.objectNotFound();
+          admits(source);
           await this.blobs.copy(
             this.storage.key(ctx, from.bucket, source.version),
             this.storage.key(ctx, to.bucket, version),

@@ -140,6 +140,28 @@ export class StorageService {
     return row;
   }
 
+  /**
+   * For a move or copy into another bucket: a check that the object fits the target bucket's
+   * size limit and MIME types, as an upload there would have to (a no-op within one bucket).
+   */
+  async admission(
+    ctx: ProjectRequestContext,
+    req: RequestInfo,
+    fromBucket: string,
+    toBucket: string,
+  ): Promise<(object: ObjectRow) => void> {
+    if (fromBucket === toBucket) return () => undefined;
+    const target = await this.bucketForWrite(ctx, req, toBucket);
+    return (object) => {
+      const size = Number(object.metadata?.size ?? 0);
+      if (target.file_size_limit !== null && size > Number(target.file_size_limit)) {
+        throw StorageErrors.tooLarge();
+      }
+      const type = object.metadata?.mimetype ?? 'application/octet-stream';
+      if (!mimeAllowed(type, target.allowed_mime_types)) throw StorageErrors.mimeNotAllowed(type);
+    };
+  }
+
   async emptyBucket(ctx: ProjectRequestContext, req: RequestInfo, bucket: string): Promise<void> {
     const versions = await this.tx(ctx, req, async (db) => {
       if (!(await StorageStore.bucket(db, bucket))) throw StorageErrors.bucketNotFound();
