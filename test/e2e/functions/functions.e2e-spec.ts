@@ -452,5 +452,8 @@ describe('edge functions', () => {
       'function gone from the data plane',
       async () => (await invoke('doomed')).status === 404,
     );
+    // Created again under the same slug (version 1 again): the new code answers.
+    await ok('doomed', 'module.exports = async () => "reborn"');
+    expect((await invoke('doomed')).body).toBe('reborn');
   });
 });

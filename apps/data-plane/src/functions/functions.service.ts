@@ -48,6 +48,8 @@ export function answerOf(outcome: InvokeOutcome, timeoutMs: number): FunctionAns
 @Injectable()
 export class FunctionsService implements OnModuleDestroy {
   private readonly loading = new Map<string, Promise<void>>();
+  /** The function id each loaded `ref/slug` belongs to. */
+  private readonly loadedIds = new Map<string, string>();
 
   constructor(
     @Inject(FUNCTION_RUNTIME) private readonly runtime: FunctionRuntime,
@@ -114,8 +116,10 @@ export class FunctionsService implements OnModuleDestroy {
     id: string,
     limits: ProjectRequestContext['context']['functions']['limits'],
   ): Promise<void> {
-    if (this.runtime.has(fn)) return Promise.resolve();
-    const key = `${fn.ref}/${fn.slug}@${fn.version}`;
+    const slot = `${fn.ref}/${fn.slug}`;
+    // A function deleted and created again starts at version 1 anew: the id tells them apart.
+    if (this.runtime.has(fn) && this.loadedIds.get(slot) === id) return Promise.resolve();
+    const key = `${slot}@${fn.version}#${id}`;
     let pending = this.loading.get(key);
     if (!pending) {
       pending = (async () => {
@@ -124,7 +128,9 @@ export class FunctionsService implements OnModuleDestroy {
           [id, fn.version],
         );
         if (!rows[0]) throw new Error(`version ${fn.version} of ${key} is no longer stored`);
+        if (this.runtime.has(fn)) await this.runtime.remove(fn.ref, fn.slug);
         await this.runtime.deploy({ ...fn, code: rows[0].code, limits });
+        this.loadedIds.set(slot, id);
       })().finally(() => this.loading.delete(key));
       this.loading.set(key, pending);
     }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '@baseplate/config';
 import {
   createFunctionRuntime,
@@ -43,14 +44,15 @@ export class FunctionDeployer implements OnModuleDestroy {
       throw e;
     }
     const limits = await this.functions.limits(input.ref);
-    const probe = { ref: input.ref, slug: input.slug, version: input.expectedVersion + 1 };
+    // A slug of its own: two deploys of one function at once must not remove each other's probe.
+    const probe = { ref: input.ref, slug: `probe-${randomBytes(8).toString('hex')}`, version: 1 };
     try {
       await this.runtime.deploy({ ...probe, code, limits });
     } catch (e) {
       if (e instanceof FunctionLoadError) return { ok: false, reason: 'invalid', error: e.message };
       throw e;
     } finally {
-      await this.runtime.remove(input.ref, input.slug);
+      await this.runtime.remove(input.ref, probe.slug);
     }
     const stored = await this.functions.store({ ...input, code });
     if (!stored) {
