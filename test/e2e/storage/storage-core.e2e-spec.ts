@@ -411,6 +411,38 @@ describe.each(['fs', 's3'] as const)('storage with supabase-js (%s driver)', (dr
     expect(blobs.filter((b) => b.startsWith(hex('limited')))).toHaveLength(1);
     expect(blobs.some((b) => b.includes('tmp'))).toBe(false);
 
+    // A large refused body is not read to its end: 413 at once, and the connection closed.
+    const large = await new Promise<{ status: number; connection: string | undefined }>(
+      (resolve, reject) => {
+        const url = new URL(`${storageUrl()}/object/limited/huge.png`);
+        const req = httpRequest(
+          {
+            host: url.hostname,
+            port: url.port,
+            method: 'POST',
+            path: url.pathname,
+            headers: {
+              ...headers,
+              'content-length': String(64 * 1024 * 1024),
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+            req.destroy();
+          },
+        );
+        req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
+        const chunk = Buffer.alloc(64 * 1024);
+        const pump = () => {
+          while (!req.destroyed && req.write(chunk));
+          if (!req.destroyed) req.once('drain', pump);
+        };
+        pump();
+      },
+    );
+    expect(large).toEqual({ status: 413, connection: 'close' });
+
     // Moving or copying into the bucket must pass its limits too.
     await sb.storage.createBucket('loose');
     await sb.storage.from('loose').upload('page.html', '<b>x</b>', { contentType: 'text/html' });

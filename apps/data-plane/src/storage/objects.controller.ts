@@ -49,6 +49,25 @@ function attachment(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
+/** A refused upload's rest is read and dropped (keeping the connection) only up to this. */
+const DRAIN_MAX_BYTES = 1024 * 1024;
+
+/**
+ * After a refused upload: a small rest of the body is drained so the connection can be used
+ * again; a large or unknown one is not read at all: the answer goes out with
+ * `Connection: close` and the socket is closed behind it.
+ */
+function abandon(req: FastifyRequest, reply: FastifyReply, body: UploadBody): void {
+  const length = Number(req.headers['content-length']);
+  if (Number.isFinite(length) && length <= DRAIN_MAX_BYTES) {
+    body.stream.resume();
+    return;
+  }
+  void reply.header('connection', 'close');
+  reply.raw.once('finish', () => req.raw.socket?.destroy());
+  body.stream.resume();
+}
+
 /** The source and target of a move or copy (`destinationBucket` defaults to the source's). */
 function transferOf(body: Record<string, unknown>) {
   const from = {
@@ -374,25 +393,21 @@ export class ObjectsController {
       const bucket = bucketOf(req);
       const name = validateObjectName(wildcardOf(req));
       const body = this.uploadBody(req);
-      const grant = await verifyObjectToken(ctx.context.jwtSecret!, queryOf(req).token, {
-        url: `${bucket}/${name}`,
-        use: 'upload',
-      }).catch((e: unknown) => {
-        body.stream.resume();
+      try {
+        const grant = await verifyObjectToken(ctx.context.jwtSecret!, queryOf(req).token, {
+          url: `${bucket}/${name}`,
+          use: 'upload',
+        });
+        const row = await this.storage.upload(
+          this.storage.asService(ctx, grant.owner),
+          requestOf(req),
+          { bucket, name, body, mode: 'create', upsert: grant.upsert },
+        );
+        return { Id: row.id, Key: `${bucket}/${name}` };
+      } catch (e) {
+        abandon(req, reply, body);
         throw e;
-      });
-      const row = await this.storage.upload(
-        this.storage.asService(ctx, grant.owner),
-        requestOf(req),
-        {
-          bucket,
-          name,
-          body,
-          mode: 'create',
-          upsert: grant.upsert,
-        },
-      );
-      return { Id: row.id, Key: `${bucket}/${name}` };
+      }
     });
   }
 
@@ -433,7 +448,7 @@ export class ObjectsController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return answer(reply, () => this.upload(ctx, req, 'create'));
+    return answer(reply, () => this.upload(ctx, req, reply, 'create'));
   }
 
   @Put(':bucket/*')
@@ -442,7 +457,7 @@ export class ObjectsController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return answer(reply, () => this.upload(ctx, req, 'update'));
+    return answer(reply, () => this.upload(ctx, req, reply, 'update'));
   }
 
   @Delete(':bucket/*')
@@ -494,7 +509,12 @@ export class ObjectsController {
 
   // ---------------------------------------------------------------------------------------
 
-  private async upload(ctx: ProjectRequestContext, req: FastifyRequest, mode: 'create' | 'update') {
+  private async upload(
+    ctx: ProjectRequestContext,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    mode: 'create' | 'update',
+  ) {
     const body = this.uploadBody(req);
     try {
       const bucket = bucketOf(req);
@@ -508,8 +528,7 @@ export class ObjectsController {
       });
       return { Id: row.id, Key: `${bucket}/${name}` };
     } catch (e) {
-      // Whatever was refused, the rest of the body is read and dropped so the connection stays usable.
-      body.stream.resume();
+      abandon(req, reply, body);
       throw e;
     }
   }
