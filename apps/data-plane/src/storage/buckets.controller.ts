@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type BucketRow, StorageErrors, StorageStore, validateBucketId } from '@baseplate/storage';
 import { ProjectCtx, type ProjectRequestContext } from '../project-context';
 import { answer, type Body, bodyOf, queryOf, requestOf } from './storage-http';
-import { StorageService } from './storage.service';
+import { ownerOf, StorageService } from './storage.service';
 
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 
@@ -117,7 +117,7 @@ export class BucketsController {
           public: body.public === true,
           fileSizeLimit: parseSizeLimit(body.file_size_limit),
           allowedMimeTypes: parseMimeTypes(body.allowed_mime_types),
-          owner: typeof ctx.claims.sub === 'string' ? ctx.claims.sub : null,
+          owner: ownerOf(ctx),
         }),
       );
       return { name: id };

@@ -18,7 +18,7 @@ import {
 import { Inject } from '@nestjs/common';
 import { ProjectCtx, type ProjectRequestContext, PublicProjectRoute } from '../project-context';
 import { answer, bodyOf, isObject, queryOf, requestOf, wildcardOf } from './storage-http';
-import { BLOB_STORE, StorageService } from './storage.service';
+import { BLOB_STORE, ownerOf, StorageService } from './storage.service';
 import { UploadBody } from './upload-body';
 
 const LIST_LIMIT_MAX = 1000;
@@ -222,7 +222,7 @@ export class ObjectsController {
           return StorageStore.insertCopy(db, source, {
             ...to,
             version,
-            owner: typeof ctx.claims.sub === 'string' ? ctx.claims.sub : null,
+            owner: ownerOf(ctx),
           });
         });
         return { Id: row.id, Key: `${to.bucket}/${to.name}` };
@@ -349,33 +349,13 @@ export class ObjectsController {
       const bucket = bucketOf(req);
       const name = validateObjectName(wildcardOf(req));
       const upsert = req.headers['x-upsert'] === 'true';
-      const owner = typeof ctx.claims.sub === 'string' ? ctx.claims.sub : null;
-      await this.storage.bucketForWrite(ctx, requestOf(req), bucket);
       // The caller's policies decide now whether the later upload may happen.
-      await this.storage.probe(ctx, requestOf(req), async (db) => {
-        await StorageStore.putObject(db, {
-          bucket,
-          name,
-          owner,
-          metadata: {
-            eTag: '""',
-            size: 0,
-            mimetype: 'application/octet-stream',
-            cacheControl: 'max-age=3600',
-            lastModified: new Date().toISOString(),
-            contentLength: 0,
-            httpStatusCode: 200,
-          },
-          userMetadata: null,
-          version: randomUUID(),
-          upsert,
-        });
-      });
+      await this.storage.admitUpload(ctx, requestOf(req), { bucket, name, mode: 'create', upsert });
       const token = await signObjectToken(ctx.context.jwtSecret!, {
         url: `${bucket}/${name}`,
         use: 'upload',
         expiresIn: UPLOAD_URL_TTL_S,
-        owner,
+        owner: ownerOf(ctx),
         upsert,
       });
       return { url: `/object/upload/sign/${bucket}/${name}?token=${token}`, token };

@@ -12,7 +12,6 @@ import {
   type BucketRow,
   type ObjectMetadata,
   type ObjectRow,
-  StorageError,
   StorageErrors,
   StorageStore,
 } from '@baseplate/storage';
@@ -26,6 +25,18 @@ export interface RequestInfo {
   method: string;
   path: string;
 }
+
+/** Where an upload goes: a new object (`upsert` replaces one) or a replaced one (`update`). */
+export interface UploadTarget {
+  bucket: string;
+  name: string;
+  mode: 'create' | 'update';
+  upsert: boolean;
+}
+
+/** The uploader or creator recorded as `owner`: the token's user, none for the keys. */
+export const ownerOf = (ctx: ProjectRequestContext): string | null =>
+  typeof ctx.claims.sub === 'string' ? ctx.claims.sub : null;
 
 /** A transaction thrown away on purpose after a permission probe. */
 class Probe extends Error {}
@@ -187,45 +198,9 @@ export class StorageService {
   async upload(
     ctx: ProjectRequestContext,
     req: RequestInfo,
-    input: {
-      bucket: string;
-      name: string;
-      body: UploadBody;
-      mode: 'create' | 'update';
-      upsert: boolean;
-    },
+    input: UploadTarget & { body: UploadBody },
   ): Promise<ObjectRow> {
-    const bucket = await this.bucketForWrite(ctx, req, input.bucket);
-    const owner = typeof ctx.claims.sub === 'string' ? ctx.claims.sub : null;
-    const write = (
-      db: Db,
-      version: string,
-      metadata: ObjectMetadata,
-      userMetadata: Record<string, unknown> | null,
-    ) =>
-      input.mode === 'update'
-        ? StorageStore.replaceObject(db, {
-            bucket: bucket.id,
-            name: input.name,
-            owner,
-            metadata,
-            userMetadata,
-            version,
-          })
-        : StorageStore.putObject(db, {
-            bucket: bucket.id,
-            name: input.name,
-            owner,
-            metadata,
-            userMetadata,
-            version,
-            upsert: input.upsert,
-          });
-
-    await this.probe(ctx, req, (db) =>
-      write(db, randomUUID(), placeholderMetadata(), null).then(() => undefined),
-    );
-
+    const bucket = await this.admitUpload(ctx, req, input);
     const file = await this.incomingFile(input.body);
     if (!mimeAllowed(file.mimetype, bucket.allowed_mime_types)) {
       file.stream.resume();
@@ -260,13 +235,55 @@ export class StorageService {
     };
     let result;
     try {
-      result = await this.tx(ctx, req, (db) => write(db, version, metadata, file.userMetadata));
+      result = await this.tx(ctx, req, (db) =>
+        this.writeRow(db, ctx, input, version, metadata, file.userMetadata),
+      );
     } catch (e) {
       await this.discard(ctx, bucket.id, [version]);
       throw e;
     }
     await this.discard(ctx, bucket.id, [result.replaced]);
     return result.row;
+  }
+
+  /**
+   * Whether the caller may write this upload's row (the bucket exists, the policies allow it,
+   * the name is free unless it is replaced), tried in a transaction that is rolled back, so
+   * nothing is stored. Answers the bucket, whose limits the upload then applies.
+   */
+  async admitUpload(
+    ctx: ProjectRequestContext,
+    req: RequestInfo,
+    target: UploadTarget,
+  ): Promise<BucketRow> {
+    const bucket = await this.bucketForWrite(ctx, req, target.bucket);
+    await this.probe(ctx, req, (db) =>
+      this.writeRow(db, ctx, target, randomUUID(), placeholderMetadata(), null).then(
+        () => undefined,
+      ),
+    );
+    return bucket;
+  }
+
+  /** The row an upload writes: new (replacing with `upsert`), or replacing (`update`). */
+  private writeRow(
+    db: Db,
+    ctx: ProjectRequestContext,
+    target: UploadTarget,
+    version: string,
+    metadata: ObjectMetadata,
+    userMetadata: Record<string, unknown> | null,
+  ): Promise<{ row: ObjectRow; replaced: string | null }> {
+    const row = { bucket: target.bucket, name: target.name, owner: ownerOf(ctx) };
+    return target.mode === 'update'
+      ? StorageStore.replaceObject(db, { ...row, metadata, userMetadata, version })
+      : StorageStore.putObject(db, {
+          ...row,
+          metadata,
+          userMetadata,
+          version,
+          upsert: target.upsert,
+        });
   }
 
   /** Runs `fn` as the caller and rolls it back: a policy or conflict error surfaces, nothing stays. */
@@ -368,5 +385,3 @@ function placeholderMetadata(): ObjectMetadata {
     httpStatusCode: 200,
   };
 }
-
-export { StorageError };
