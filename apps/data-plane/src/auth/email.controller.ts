@@ -132,16 +132,10 @@ export class AuthEmailController {
   ) {
     return answer(reply, async () => {
       const { email, redirectTo } = await this.emailRequest(ctx, req, 'recover');
-      await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
-        const user = await AuthStore.userByEmail(client, email);
-        if (!user) return;
-        await this.mailer.sendLink(ctx, client, {
-          userId: user.id,
-          kind: 'recovery',
-          to: email,
-          redirectTo,
-        });
-      });
+      await this.linkForAccount(ctx, req, email, redirectTo, () => ({
+        kind: 'recovery',
+        to: email,
+      }));
       return {};
     });
   }
@@ -159,18 +153,12 @@ export class AuthEmailController {
           throw AuthErrors.validation('Missing one of these types: signup, email_change');
         }
       });
-      await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
-        const user = await AuthStore.userByEmail(client, email);
-        // A confirmation for an unconfirmed address; the change link to the pending address.
-        const to =
-          body.type === 'signup' ? user && !user.email_confirmed_at && email : user?.email_change;
-        if (!user || !to) return;
-        await this.mailer.sendLink(ctx, client, {
-          userId: user.id,
-          kind: body.type === 'signup' ? 'signup' : 'email_change',
-          to,
-          redirectTo,
-        });
+      // A confirmation for an unconfirmed address; the change link to the pending address.
+      await this.linkForAccount(ctx, req, email, redirectTo, (user) => {
+        if (body.type === 'signup') {
+          return user.email_confirmed_at ? undefined : { kind: 'signup', to: email };
+        }
+        return user.email_change ? { kind: 'email_change', to: user.email_change } : undefined;
       });
       return {};
     });
@@ -196,18 +184,15 @@ export class AuthEmailController {
         }
       });
       await this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
-        let user = await AuthStore.userByEmail(client, email);
+        let user: UserRow | undefined = await AuthStore.userByEmail(client, email);
         if (!user) {
           if (body.create_user === false) throw AuthErrors.otpDisabled();
-          user = {
-            ...(await AuthStore.createUser(client, {
-              email,
-              passwordHash: null,
-              userMetadata: isObject(body.data) ? body.data : {},
-              confirmed: false,
-            })),
-            encrypted_password: null,
-          };
+          user = await AuthStore.createUser(client, {
+            email,
+            passwordHash: null,
+            userMetadata: isObject(body.data) ? body.data : {},
+            confirmed: false,
+          });
         }
         await this.mailer.sendLink(ctx, client, {
           userId: user.id,
@@ -335,6 +320,25 @@ export class AuthEmailController {
   }
 
   // ---------------------------------------------------------------------------------------
+
+  /**
+   * Emails the account of `email`, if there is one and `choose` names a link for it; nothing
+   * otherwise, and the caller answers the same either way (no account enumeration).
+   */
+  private linkForAccount(
+    ctx: ProjectRequestContext,
+    req: FastifyRequest,
+    email: string,
+    redirectTo: string,
+    choose: (user: UserRow) => { kind: EmailKind; to: string } | undefined,
+  ): Promise<void> {
+    return this.db.withAuthAdmin(ctx, requestOf(req), async ({ client }) => {
+      const user = await AuthStore.userByEmail(client, email);
+      const link = user && choose(user);
+      if (!user || !link) return;
+      await this.mailer.sendLink(ctx, client, { userId: user.id, ...link, redirectTo });
+    });
+  }
 
   /**
    * The start of every request that sends an email: the per-IP limit, the body's own checks,
