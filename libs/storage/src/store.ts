@@ -55,15 +55,18 @@ const OBJECT_COLUMNS =
 const BUCKET_SORT = new Set(['id', 'name', 'created_at', 'updated_at']);
 const OBJECT_SORT = new Set(['name', 'created_at', 'updated_at', 'last_accessed_at']);
 
-/** $1-$6 of an object row write: bucket, name, owner, metadata, version, user metadata. */
-const objectParams = (o: {
+/** One object row as an upload, replacement or copy writes it. */
+export interface ObjectWrite {
   bucket: string;
   name: string;
   owner: string | null;
   metadata: ObjectMetadata | null;
   version: string;
   userMetadata: Record<string, unknown> | null;
-}): unknown[] => [
+}
+
+/** $1-$6 of an object row write: bucket, name, owner, metadata, version, user metadata. */
+const objectParams = (o: ObjectWrite): unknown[] => [
   o.bucket,
   o.name,
   o.owner,
@@ -204,15 +207,7 @@ export const StorageStore = {
    */
   async putObject(
     db: Queryable,
-    o: {
-      bucket: string;
-      name: string;
-      owner: string | null;
-      metadata: ObjectMetadata;
-      userMetadata: Record<string, unknown> | null;
-      version: string;
-      upsert: boolean;
-    },
+    o: ObjectWrite & { upsert: boolean },
   ): Promise<{ row: ObjectRow; replaced: string | null }> {
     const conflict = o.upsert
       ? `DO UPDATE SET owner = EXCLUDED.owner, owner_id = EXCLUDED.owner_id, metadata = EXCLUDED.metadata,
@@ -241,14 +236,7 @@ export const StorageStore = {
   /** PUT /object: replaces an existing object's bytes; 404 when there is none to replace. */
   async replaceObject(
     db: Queryable,
-    o: {
-      bucket: string;
-      name: string;
-      owner: string | null;
-      metadata: ObjectMetadata;
-      userMetadata: Record<string, unknown> | null;
-      version: string;
-    },
+    o: ObjectWrite,
   ): Promise<{ row: ObjectRow; replaced: string | null }> {
     const { rows } = await db.query<ObjectRow & { replaced: string | null }>(
       `UPDATE storage.objects o SET owner = $3::uuid, owner_id = $3::uuid::text, metadata = $4, version = $5,

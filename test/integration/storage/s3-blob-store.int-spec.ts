@@ -18,17 +18,8 @@ import {
 } from '@baseplate/storage';
 import { testConfig } from '@baseplate/testing';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-// @ts-expect-error -- s3rver 3.7.1 ships no type declarations
-import S3rver from 's3rver';
-
-interface S3rverServer {
-  run(): Promise<{ port: number }>;
-  close(): Promise<void>;
-}
+import { startS3Server, type TestS3Server } from '../../support/s3';
 
 /**
  * S3BlobStore against s3rver (an in-process S3 on the file system) through the real SDK
@@ -41,8 +32,7 @@ describe('S3BlobStore (s3rver)', () => {
   const S3_BUCKET = 'baseplate-test';
   const REF = 'abcdefghij0123456789';
   const MiB = 1024 * 1024;
-  let dir: string;
-  let server: S3rverServer;
+  let server: TestS3Server;
   let s3Env: Record<string, string>;
   let client: S3Client;
   let store: S3BlobStore;
@@ -79,22 +69,8 @@ describe('S3BlobStore (s3rver)', () => {
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'bp-s3rver-'));
-    server = new S3rver({
-      address: '127.0.0.1',
-      port: 0,
-      directory: dir,
-      silent: true,
-      configureBuckets: [{ name: S3_BUCKET }],
-    }) as S3rverServer;
-    const { port } = await server.run();
-    s3Env = {
-      STORAGE_DRIVER: 's3',
-      STORAGE_S3_BUCKET: S3_BUCKET,
-      STORAGE_S3_ENDPOINT: `http://127.0.0.1:${port}`,
-      STORAGE_S3_ACCESS_KEY_ID: 'S3RVER',
-      STORAGE_S3_SECRET_ACCESS_KEY: 'S3RVER',
-    };
+    server = await startS3Server(S3_BUCKET);
+    s3Env = server.env;
     client = createS3Client(testConfig(s3Env));
     client.middlewareStack.add(
       (next, context) => async (args) => {
@@ -114,7 +90,6 @@ describe('S3BlobStore (s3rver)', () => {
   afterAll(async () => {
     client?.destroy();
     await server?.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('round-trips a small body with one PUT, the version ETag and its content type', async () => {
