@@ -16,7 +16,14 @@ import { join } from 'node:path';
 import { hashToken } from '@baseplate/auth';
 import { connectionUrl, projectDbName, withClient } from '@baseplate/database';
 import { hashPassword } from '@baseplate/security';
-import { adminUrl, createBenchProject, json, runLoad, startBenchPlatform } from './platform';
+import {
+  adminUrl,
+  createBenchProject,
+  json,
+  runBench,
+  runLoad,
+  startBenchPlatform,
+} from './platform';
 import type { Argon2Load, HttpLoad, LoadResult } from './rest-load';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -166,10 +173,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -44,8 +44,10 @@ import {
   type BenchPlatform,
   createBenchProject,
   json,
+  runBench,
   runLoad,
   startBenchPlatform,
+  table,
 } from './platform';
 import type { LoadResult } from './rest-load';
 
@@ -90,16 +92,6 @@ const spreadWholeMs = (xs: number[]): string =>
   `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms)`;
 const spreadRate = (xs: number[]): string =>
   `${median(xs).toFixed(0)}/s (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-}
 
 // --- the client child -----------------------------------------------------------------------
 
@@ -573,10 +565,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main);

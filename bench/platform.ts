@@ -130,3 +130,25 @@ export function runLoad(spec: HttpLoad | PgLoad | Argon2Load): Promise<LoadResul
     },
   ).then(({ stdout }) => JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult);
 }
+
+/** A plain-text table: columns padded to their widest cell, a dashed rule under the header. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** Runs a benchmark's main and exits: 0 when it finished, 1 (with the error) when it failed. */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

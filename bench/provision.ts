@@ -9,7 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { connectionUrl, quoteIdent, runMigrations, withClient } from '@baseplate/database';
-import { adminUrl, json, startBenchPlatform } from './platform';
+import { adminUrl, json, runBench, startBenchPlatform } from './platform';
 
 const count = Number(process.env.BENCH_PROJECTS ?? 20);
 
@@ -95,10 +95,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main);

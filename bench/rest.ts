@@ -31,7 +31,14 @@ import {
   type Target,
 } from '@baseplate/rest-engine';
 import { SecretBox } from '@baseplate/security';
-import { adminUrl, createBenchProject, json, runLoad, startBenchPlatform } from './platform';
+import {
+  adminUrl,
+  createBenchProject,
+  json,
+  runBench,
+  runLoad,
+  startBenchPlatform,
+} from './platform';
 import type { HttpLoad, LoadResult, PgLoad } from './rest-load';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -195,10 +202,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main);

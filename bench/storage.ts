@@ -25,7 +25,7 @@ import { mkdir, mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createBenchProject, json, startBenchPlatform } from './platform';
+import { createBenchProject, json, runBench, startBenchPlatform, table } from './platform';
 import { type BareServer, startBareServer } from './storage-bare-server';
 import type { ClientJob, ClientResult } from './storage-client';
 
@@ -134,16 +134,6 @@ const rate = (unit: Measurement['unit'], r: ClientResult): number =>
   unit === 'MiB/s' ? r.bytes / MiB / (r.ms / 1000) : r.files / (r.ms / 1000);
 
 const mib = (bytes: number, digits = 0): string => (bytes / MiB).toFixed(digits);
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-}
 
 function report(measurements: Measurement[], rssRows: RssRow[]): string {
   const unit = (m: Measurement) => ` ${m.unit}`;
@@ -457,10 +447,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main);
