@@ -54,6 +54,8 @@ export const StorageErrors = {
     new StorageError(400, 'Invalid Input', `Invalid key: ${why}`, 'InvalidKey'),
   invalidBucketName: (why: string) =>
     new StorageError(400, 'Invalid Input', `Invalid bucket name: ${why}`, 'InvalidBucketName'),
+  rangeNotSatisfiable: () =>
+    new StorageError(416, 'InvalidRange', 'The requested range is not satisfiable'),
   invalidRequest: (message: string) =>
     new StorageError(400, 'Invalid Input', message, 'InvalidRequest'),
   invalidSignature: (message = 'Invalid signature') =>

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_VERSION_HEADER, AuthError, AuthErrors } from '@baseplate/auth';
+import { sendJson } from '../http/send-json';
 import type { ProjectRequestContext } from '../project-context';
 
 export type Body = Record<string, unknown>;
@@ -37,16 +38,9 @@ export async function answer(reply: FastifyReply, fn: () => Promise<unknown>): P
       await reply.status(204).send();
       return;
     }
-    await reply
-      .status(200)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify(result));
+    await sendJson(reply, 200, result);
   } catch (e) {
     if (!(e instanceof AuthError)) throw e;
-    await reply
-      .headers(e.headers)
-      .status(e.status)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify(e.toJSON()));
+    await sendJson(reply.headers(e.headers), e.status, e.toJSON());
   }
 }

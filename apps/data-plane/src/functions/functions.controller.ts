@@ -2,17 +2,11 @@ import { All, Controller, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RawBody } from '../http/raw-body';
+import { sendJson } from '../http/send-json';
 import { ProjectCtx, type ProjectRequestContext } from '../project-context';
 import { FunctionsService } from './functions.service';
 
 const SLUG = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-
-async function send(reply: FastifyReply, status: number, body: unknown): Promise<void> {
-  await reply
-    .status(status)
-    .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify(body));
-}
 
 /**
  * `POST /functions/v1/<ref>/<slug>` (path A) and `POST /projects/<ref>/functions/v1/<slug>`
@@ -32,31 +26,31 @@ export class FunctionsController {
   ): Promise<void> {
     if (req.method !== 'POST') {
       void reply.header('allow', 'POST');
-      return send(reply, 405, {
+      return sendJson(reply, 405, {
         error: `Method ${req.method} is not allowed: invoke functions with POST`,
       });
     }
     // Headers never reach the handler, so the key is the only gate: the spec's service key.
     if (ctx.role !== 'service_role') {
-      return send(reply, 401, { error: 'Edge functions are invoked with the service key' });
+      return sendJson(reply, 401, { error: 'Edge functions are invoked with the service key' });
     }
     const slug = (req.params as { slug: string }).slug;
     const deployed = ctx.context.functions.deployed;
     const entry = SLUG.test(slug) && Object.hasOwn(deployed, slug) ? deployed[slug] : undefined;
-    if (!entry) return send(reply, 404, { error: `Function ${slug} not found` });
+    if (!entry) return sendJson(reply, 404, { error: `Function ${slug} not found` });
 
     const limits = ctx.context.functions.limits;
     const length = Number(req.headers['content-length'] ?? 0);
     if (length > limits.maxPayloadBytes) {
       this.functions.refused(entry, 'too_large', 413);
-      return send(reply, 413, {
+      return sendJson(reply, 413, {
         error: `The payload is larger than ${limits.maxPayloadBytes} bytes`,
       });
     }
     if (req.body instanceof RawBody) {
       if (req.body.text.trim() !== '') {
         this.functions.refused(entry, 'bad_request', 400);
-        return send(reply, 400, {
+        return sendJson(reply, 400, {
           error: 'The body must be JSON (Content-Type: application/json)',
         });
       }
@@ -68,11 +62,11 @@ export class FunctionsController {
       Buffer.byteLength(JSON.stringify(payload)) > limits.maxPayloadBytes
     ) {
       this.functions.refused(entry, 'too_large', 413);
-      return send(reply, 413, {
+      return sendJson(reply, 413, {
         error: `The payload is larger than ${limits.maxPayloadBytes} bytes`,
       });
     }
     const answer = await this.functions.invoke(ctx, slug, entry, payload);
-    return send(reply, answer.status, answer.body);
+    return sendJson(reply, answer.status, answer.body);
   }
 }

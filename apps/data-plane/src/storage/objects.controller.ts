@@ -571,18 +571,8 @@ export class ObjectsController {
     }
     const range = parseRange(req.headers.range, size);
     if (range === null) {
-      await reply
-        .status(416)
-        .header('content-range', `bytes */${size}`)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(
-          JSON.stringify({
-            statusCode: '416',
-            error: 'InvalidRange',
-            message: 'The requested range is not satisfiable',
-          }),
-        );
-      return undefined;
+      void reply.header('content-range', `bytes */${size}`);
+      throw StorageErrors.rangeNotSatisfiable();
     }
     const blob = await this.blobs.get(this.storage.key(ctx, row.bucket_id, row.version), range);
     if (range) {

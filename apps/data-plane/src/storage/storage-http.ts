@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { StorageError } from '@baseplate/storage';
+import { sendJson } from '../http/send-json';
 
 export type Body = Record<string, unknown>;
 
@@ -28,16 +29,10 @@ export async function answer(reply: FastifyReply, fn: () => Promise<unknown>): P
   try {
     const result = await fn();
     if (result === undefined) return;
-    await reply
-      .status(200)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify(result));
+    await sendJson(reply, 200, result);
   } catch (e) {
     if (!(e instanceof StorageError)) throw e;
     if (reply.sent) return;
-    await reply
-      .status(e.status)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify(e.toJSON()));
+    await sendJson(reply, e.status, e.toJSON());
   }
 }
